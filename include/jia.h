@@ -1,0 +1,163 @@
+/*
+ * jia.h - the JIAJIA 2.1-compatible surface of ScopeDSM.
+ *
+ * A program written for JIAJIA 2.1 compiles and runs unchanged against this
+ * header (including K&R-style C). The calls keep JIAJIA's names, argument
+ * order and return types; where JIAJIA 2.1 took `char *` for a buffer this
+ * header takes `void *`, which accepts every argument the old one did.
+ *
+ * Semantics are ScopeDSM's, documented in docs/MEMORY_MODEL.md and
+ * docs/PROTOCOL.md. Every call reports misuse (bad lock id, barrier inside a
+ * critical section, use before jia_init, ...) with a message naming the call
+ * and the rank, and the whole job exits non-zero.
+ */
+#ifndef SCOPEDSM_JIA_H
+#define SCOPEDSM_JIA_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Process identity: jiapid is this process's rank, jiahosts the process count.
+ * Both spellings of the released header are provided. */
+extern int jia_pid;
+extern int hostc;
+#define jiapid jia_pid
+#define jiahosts hostc
+
+/* Limits. Lock ids are in [0, Maxlocks), condition variables in [0, Maxcondvs). */
+#define Maxlocks 1024
+#define Maxcondvs 64
+#define Maxhosts 1024
+/* Default coherence unit. The runtime uses the OS page size; blocks passed to
+ * jia_alloc3 are rounded up to it. */
+#define Pagesize 4096
+
+/* Start-up and shut-down. jia_init must be the first call and jia_exit the
+ * last; jia_exit is collective. */
+void jia_init(int argc, char **argv);
+void jia_exit(void);
+
+/* Collective allocation: every process calls with the same arguments in the
+ * same order and gets the same address. The address is returned as an
+ * integer, as JIAJIA 2.1 did; cast it to the pointer type you need. Sizes and
+ * blocks are rounded up to whole pages. Placement follows JIAJIA 2.1:
+ *   jia_alloc3(size, block, start): homes cyclic over all processes in blocks
+ *                                   of `block` bytes, starting at `start`.
+ *   jia_alloc2(size, block) = jia_alloc3(size, block, 0)
+ *   jia_alloc2p(size, proc) = jia_alloc3(size, size, proc): all homed on proc
+ *   jia_alloc1(size)        = jia_alloc3(size, size, 0): all homed on 0
+ *   jia_alloc(size)         = jia_alloc3(size, size, s) where s is 0 on the
+ *                             first call and advances by one on each call.
+ * With SCOPEDSM_HOME_POLICY=first-touch, jia_alloc/jia_alloc1 place each page
+ * at the process that touches it first; explicit placement calls are then an
+ * error. */
+unsigned long jia_alloc3(int size, int block, int starthost);
+unsigned long jia_alloc2(int size, int block);
+unsigned long jia_alloc2p(int size, int proc);
+unsigned long jia_alloc1(int size);
+unsigned long jia_alloc(int size);
+
+/* Synchronization. */
+void jia_lock(int lockid);
+void jia_unlock(int lockid);
+void jia_barrier(void);
+void jia_wait(void);
+
+/* Condition variables (ScopeDSM semantics, see docs/MEMORY_MODEL.md):
+ * jia_setcv is a release and sets the flag; jia_waitcv blocks until the flag
+ * is set and is then an acquire; jia_resetcv clears the flag. */
+void jia_setcv(int cv);
+void jia_resetcv(int cv);
+void jia_waitcv(int cv);
+
+/* Utilities. jia_error prints a printf-style message and ends every process. */
+void jia_error(const char *fmt, ...);
+float jia_clock(void);
+unsigned int jia_startstat(void);
+unsigned int jia_stopstat(void);
+
+/* Message passing. It moves bytes only: it is not a coherence point.
+ * jia_recv returns the number of bytes received. frompid may be MSG_PROC_ALL
+ * and tag may be MSG_TAG_ALL. */
+#define MSG_PROC_ALL (-1)
+#define MSG_TAG_ALL (-1)
+void jia_send(void *buf, int len, int topid, int tag);
+int jia_recv(void *buf, int len, int frompid, int tag);
+void jia_bcast(void *buf, int len, int root);
+/* op names both the element type and the operation. */
+#define SUM_INT 0
+#define MAX_INT 1
+#define MIN_INT 2
+#define SUM_FLOAT 3
+#define MAX_FLOAT 4
+#define MIN_FLOAT 5
+#define SUM_DOUBLE 6
+#define MAX_DOUBLE 7
+#define MIN_DOUBLE 8
+void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
+
+/* Optional features. Keys that are not built yet are accepted and reported
+ * once as not yet active. */
+#ifndef ON
+#define OFF 0
+#define ON 1
+#endif
+#define HMIG 0
+#define ADWD 1
+#define BROADCAST 2
+#define LOADBAL 3
+#define WVEC 4
+void jia_config(int key, int value);
+
+/* Load balancing: jia_divtask narrows [*begin, *end) to this process's share,
+ * weighted by the compute power measured by the last jia_loadcheck. */
+void jia_divtask(int *begin, int *end);
+void jia_loadcheck(void);
+
+/* No-op hooks kept for source compatibility. */
+#define jia_wtnt(a, b)
+#define jia_wtntw(a)
+#define jia_wtntd(a)
+#define jia_errexit jia_error
+
+/* ANL (SPLASH) macros mapped onto the calls above. */
+extern int jia_lock_index;
+#define LOCKDEC(x) int x;
+#define LOCKINIT(x) (x) = (jia_lock_index++) % Maxlocks;
+#define LOCK(x) jia_lock(x);
+#define UNLOCK(x) jia_unlock(x);
+#define ALOCKDEC(x, y) int x[y];
+#define ALOCKINIT(x, y)                                   \
+  {                                                       \
+    int jia_alock_i_;                                     \
+    for (jia_alock_i_ = 0; jia_alock_i_ < (y); jia_alock_i_++) \
+      (x)[jia_alock_i_] = (jia_lock_index++) % Maxlocks;  \
+  }
+#define ALOCK(x, y) jia_lock((x)[y]);
+#define AULOCK(x, y) jia_unlock((x)[y]);
+#define BARDEC(x) int x;
+#define BARINIT(x)
+#define BARRIER(x, y) jia_barrier();
+#define EXTERN_ENV
+#define MAIN_ENV
+#define MAIN_INITENV(x, y)
+#define MAIN_END
+#define WAIT_FOR_END(x) jia_barrier();
+#define PAUSEDEC(x) int x;
+#define PAUSEINIT(x)
+#define PAUSE_POLL(x)
+#define PAUSE_SET(x, y)
+#define PAUSE_RESET(x)
+#define PAUSE_ACCEPT(x)
+#define GSDEC(x) int x;
+#define GSINIT(x)
+#define GETSUB(x, y, z, zz)
+#define G_MALLOC(x) jia_alloc1((x));
+#define CLOCK(x) x = jia_clock();
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCOPEDSM_JIA_H */

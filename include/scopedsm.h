@@ -1,0 +1,97 @@
+/*
+ * scopedsm.h - the C API of ScopeDSM.
+ *
+ * ScopeDSM runs one SPMD program as many processes (launched by mpirun, srun
+ * or `scopedsm run`) that share one address space. Shared memory is coherent
+ * under scope consistency: what a process wrote inside a critical section of
+ * lock L is visible to the next process that acquires L; everything written
+ * before a barrier is visible to everyone after it. docs/MEMORY_MODEL.md is
+ * the full contract.
+ *
+ * Every call below is made by one application thread per process. Misuse
+ * (bad ids, unlocking a lock not held, a barrier inside a critical section,
+ * calls before init or after finalize, mismatched collective calls) prints a
+ * message naming the call and the rank, and the whole job exits non-zero.
+ */
+#ifndef SCOPEDSM_H
+#define SCOPEDSM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Lifetime. scopedsm_init initializes MPI if the program has not, reserves
+ * the shared region at the same address in every process and starts the
+ * service thread. It is collective. scopedsm_finalize is collective too:
+ * it waits for every process, prints the statistics summary on rank 0,
+ * writes the JSON statistics if configured, and finalizes MPI if init did. */
+void scopedsm_init(int *argc, char ***argv);
+void scopedsm_finalize(void);
+int scopedsm_initialized(void);
+
+int scopedsm_rank(void);
+int scopedsm_size(void);
+/* The coherence unit in bytes (the OS page size). */
+size_t scopedsm_page_size(void);
+/* Number of lock ids: valid ids are [0, scopedsm_num_locks()). */
+int scopedsm_num_locks(void);
+int scopedsm_num_condvars(void);
+
+/* Collective allocation. Every process calls with the same arguments in the
+ * same order and receives the same address; a mismatch is reported. Memory
+ * is zero-filled. Sizes are rounded up to whole pages. */
+typedef enum {
+  SCOPEDSM_HOME_DEFAULT = 0,     /* as SCOPEDSM_HOME_POLICY says (cyclic) */
+  SCOPEDSM_HOME_CYCLIC = 1,      /* blocks of `block` bytes from `start` */
+  SCOPEDSM_HOME_FIRST_TOUCH = 2  /* each page homed where first touched */
+} scopedsm_home_policy;
+void *scopedsm_alloc(size_t size);
+void *scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank);
+void *scopedsm_alloc_first_touch(size_t size);
+/* The rank that is the home of the page holding addr, or -1 if the page has
+ * no home yet (first-touch, untouched). addr must be allocated shared memory. */
+int scopedsm_home_of(const void *addr);
+/* Non-zero if addr lies in the shared region (allocated or not). */
+int scopedsm_is_shared(const void *addr);
+
+/* Synchronization. */
+void scopedsm_lock(int lock_id);
+void scopedsm_unlock(int lock_id);
+void scopedsm_barrier(void);
+/* A rendezvous of all processes with no coherence action. */
+void scopedsm_wait(void);
+void scopedsm_cv_set(int cv);
+void scopedsm_cv_reset(int cv);
+void scopedsm_cv_wait(int cv);
+
+/* Message passing between processes (bytes only, not a coherence point). */
+void scopedsm_send(const void *buf, size_t len, int to_rank, int tag);
+/* Returns the number of bytes received; from_rank and tag may be -1 (any). */
+size_t scopedsm_recv(void *buf, size_t len, int from_rank, int tag);
+
+/* Seconds since scopedsm_init. */
+double scopedsm_time(void);
+
+/* Statistics: counting covers the region between start and stop (the whole
+ * run if never called). scopedsm_stats_json writes this process's counters
+ * as a JSON object into buf (NUL-terminated, truncated to len) and returns
+ * the length it needed. */
+void scopedsm_stats_start(void);
+void scopedsm_stats_stop(void);
+size_t scopedsm_stats_json(char *buf, size_t len);
+
+/* Fatal error: prints "scopedsm: rank R: <message>" and ends every process
+ * with a non-zero status. */
+void scopedsm_fatal(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCOPEDSM_H */

@@ -1,0 +1,183 @@
+// The JIAJIA 2.1-compatible API (jia.h), on top of the runtime.
+
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+#include "api/message_passing.h"
+#include "common/log.h"
+#include "jia.h"
+#include "runtime/runtime.h"
+
+using scopedsm::Placement;
+using scopedsm::Runtime;
+
+int jia_pid = 0;
+int hostc = 1;
+int jia_lock_index = 0;
+
+namespace {
+
+int g_next_alloc_host = 0;  // jia_alloc rotates the home of successive allocations
+
+unsigned long alloc_cyclic(const char* call, const std::string& text, int size, long long block, int start) {
+  Runtime& rt = Runtime::require_running(call);
+  if (size < 0) scopedsm::fatal("%s: negative size", text.c_str());
+  if (block <= 0 && size > 0) scopedsm::fatal("%s: block size must be positive", text.c_str());
+  Placement p;
+  p.block_bytes = static_cast<uint64_t>(block);
+  p.start_rank = start;
+  return reinterpret_cast<unsigned long>(rt.allocate(call, text, static_cast<uint64_t>(size), p));
+}
+
+// Explicit placement conflicts with a first-touch policy chosen for the run.
+void forbid_under_first_touch(const char* call) {
+  Runtime& rt = Runtime::require_running(call);
+  if (rt.state().config.home_policy == scopedsm::HomePolicy::kFirstTouch)
+    scopedsm::fatal("%s: explicit home placement asked for while SCOPEDSM_HOME_POLICY=first-touch; use jia_alloc or "
+                    "jia_alloc1 under first touch, or set SCOPEDSM_HOME_POLICY=cyclic",
+                    call);
+}
+
+std::string text3(const char* call, int size, int block, int start) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s(size=%d, block=%d, starthost=%d)", call, size, block, start);
+  return buf;
+}
+
+unsigned long alloc_first_touch(const char* call, int size) {
+  Runtime& rt = Runtime::require_running(call);
+  if (size < 0) scopedsm::fatal("%s(size=%d): negative size", call, size);
+  Placement p;
+  p.kind = Placement::kFirstTouch;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s(size=%d)", call, size);
+  return reinterpret_cast<unsigned long>(rt.allocate(call, buf, static_cast<uint64_t>(size), p));
+}
+
+bool first_touch_run(const char* call) {
+  return Runtime::require_running(call).state().config.home_policy == scopedsm::HomePolicy::kFirstTouch;
+}
+
+}  // namespace
+
+extern "C" {
+
+void jia_init(int argc, char** argv) {
+  Runtime::init(&argc, &argv, "jia_init");
+  jia_pid = Runtime::require_running("jia_init").state().rank;
+  hostc = Runtime::require_running("jia_init").state().size;
+}
+
+void jia_exit(void) { Runtime::require_running("jia_exit").finalize("jia_exit"); }
+
+unsigned long jia_alloc3(int size, int block, int starthost) {
+  forbid_under_first_touch("jia_alloc3");
+  return alloc_cyclic("jia_alloc3", text3("jia_alloc3", size, block, starthost), size, block, starthost);
+}
+
+unsigned long jia_alloc2(int size, int block) {
+  forbid_under_first_touch("jia_alloc2");
+  return alloc_cyclic("jia_alloc2", text3("jia_alloc2", size, block, 0), size, block, 0);
+}
+
+unsigned long jia_alloc2p(int size, int proc) {
+  forbid_under_first_touch("jia_alloc2p");
+  return alloc_cyclic("jia_alloc2p", text3("jia_alloc2p", size, size, proc), size, size, proc);
+}
+
+unsigned long jia_alloc1(int size) {
+  if (first_touch_run("jia_alloc1")) return alloc_first_touch("jia_alloc1", size);
+  return alloc_cyclic("jia_alloc1", text3("jia_alloc1", size, size, 0), size, size, 0);
+}
+
+unsigned long jia_alloc(int size) {
+  if (first_touch_run("jia_alloc")) return alloc_first_touch("jia_alloc", size);
+  int start = g_next_alloc_host;
+  g_next_alloc_host = (g_next_alloc_host + 1) % hostc;
+  return alloc_cyclic("jia_alloc", text3("jia_alloc", size, size, start), size, size, start);
+}
+
+void jia_lock(int lockid) { Runtime::require_running("jia_lock").sync().lock("jia_lock", lockid); }
+void jia_unlock(int lockid) { Runtime::require_running("jia_unlock").sync().unlock("jia_unlock", lockid); }
+void jia_barrier(void) { Runtime::require_running("jia_barrier").sync().barrier("jia_barrier"); }
+void jia_wait(void) { Runtime::require_running("jia_wait").sync().wait("jia_wait"); }
+void jia_setcv(int cv) { Runtime::require_running("jia_setcv").sync().cv_set("jia_setcv", cv); }
+void jia_resetcv(int cv) { Runtime::require_running("jia_resetcv").sync().cv_reset("jia_resetcv", cv); }
+void jia_waitcv(int cv) { Runtime::require_running("jia_waitcv").sync().cv_wait("jia_waitcv", cv); }
+
+void jia_error(const char* fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  scopedsm::fatal("jia_error: %s", msg);
+}
+
+float jia_clock(void) { return static_cast<float>(Runtime::require_running("jia_clock").seconds_since_init()); }
+
+unsigned int jia_startstat(void) {
+  auto& s = Runtime::require_running("jia_startstat").state();
+  s.stats.start(s.transport.sent(), s.transport.received());
+  return 0;
+}
+
+unsigned int jia_stopstat(void) {
+  auto& s = Runtime::require_running("jia_stopstat").state();
+  s.stats.stop(s.transport.sent(), s.transport.received());
+  return 0;
+}
+
+void jia_send(void* buf, int len, int topid, int tag) {
+  if (len < 0) scopedsm::fatal("jia_send: negative length %d", len);
+  scopedsm::mp_send(Runtime::require_running("jia_send"), "jia_send", buf, static_cast<size_t>(len), topid, tag);
+}
+
+int jia_recv(void* buf, int len, int frompid, int tag) {
+  if (len < 0) scopedsm::fatal("jia_recv: negative length %d", len);
+  return static_cast<int>(
+      scopedsm::mp_recv(Runtime::require_running("jia_recv"), "jia_recv", buf, static_cast<size_t>(len), frompid, tag));
+}
+
+void jia_bcast(void* buf, int len, int root) {
+  if (len < 0) scopedsm::fatal("jia_bcast: negative length %d", len);
+  scopedsm::mp_bcast(Runtime::require_running("jia_bcast"), "jia_bcast", buf, static_cast<size_t>(len), root);
+}
+
+void jia_reduce(void* sendbuf, void* recvbuf, int count, int op, int root) {
+  scopedsm::mp_reduce(Runtime::require_running("jia_reduce"), "jia_reduce", sendbuf, recvbuf, count, op, root);
+}
+
+void jia_config(int key, int value) {
+  Runtime& rt = Runtime::require_running("jia_config");
+  static const char* names[] = {"HMIG", "ADWD", "BROADCAST", "LOADBAL", "WVEC"};
+  if (key < 0 || key > WVEC) scopedsm::fatal("jia_config(%d, %d): unknown feature key; use HMIG, ADWD, BROADCAST, LOADBAL or WVEC", key, value);
+  if (value != ON && value != OFF) scopedsm::fatal("jia_config(%s, %d): value must be ON or OFF", names[key], value);
+  static bool reported[5] = {};
+  if (key == ADWD) {
+    // Adaptive write detection is ScopeDSM's default; OFF traps every write.
+    rt.state().config.write_detect_all = value == OFF;
+    return;
+  }
+  if (!reported[key] && rt.state().rank == 0) {
+    reported[key] = true;
+    SCOPEDSM_LOG(scopedsm::LogLevel::kWarn, "jia_config(%s, %s): accepted, but this feature is not yet active in ScopeDSM",
+                 names[key], value == ON ? "ON" : "OFF");
+  }
+}
+
+void jia_divtask(int* begin, int* end) {
+  Runtime& rt = Runtime::require_running("jia_divtask");
+  // Without load measurements the share is an even split of [*begin, *end).
+  int n = *end - *begin;
+  int p = rt.state().size, r = rt.state().rank;
+  int lo = *begin + static_cast<int>(static_cast<long long>(n) * r / p);
+  int hi = *begin + static_cast<int>(static_cast<long long>(n) * (r + 1) / p);
+  *begin = lo;
+  *end = hi;
+}
+
+void jia_loadcheck(void) { Runtime::require_running("jia_loadcheck"); }
+
+}  // extern "C"

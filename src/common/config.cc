@@ -1,0 +1,165 @@
+#include "common/config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace scopedsm {
+
+namespace {
+
+Status bad(const char* name, const std::string& value, const char* accepted) {
+  return Status::Error(std::string(name) + "='" + value + "' is invalid: expected " + accepted);
+}
+
+Status parse_uint(const std::string& text, uint64_t* out) {
+  if (text.empty() || text[0] == '-' || text[0] == '+') return Status::Error("not a number");
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0') return Status::Error("not a number");
+  *out = v;
+  return Status::Ok();
+}
+
+Status parse_bool(const char* name, const std::string& v, bool* out) {
+  if (v == "on" || v == "1" || v == "yes" || v == "true") { *out = true; return Status::Ok(); }
+  if (v == "off" || v == "0" || v == "no" || v == "false") { *out = false; return Status::Ok(); }
+  return bad(name, v, "on or off");
+}
+
+}  // namespace
+
+const std::vector<ConfigVariable>& config_variables() {
+  static const std::vector<ConfigVariable> vars = {
+      {"SCOPEDSM_REGION_SIZE", "16G",
+       "Shared address space reserved in every process (suffix K, M, G or T). Allocations beyond it fail. "
+       "Only touched pages use memory."},
+      {"SCOPEDSM_CACHE_PAGES", "65536", "Capacity of each process's cache of remote pages, in pages (at least 1)."},
+      {"SCOPEDSM_HOME_POLICY", "cyclic",
+       "Home placement of jia_alloc/jia_alloc1/scopedsm_alloc: 'cyclic' (JIAJIA 2.1 placement) or 'first-touch'."},
+      {"SCOPEDSM_STATS_FILE", "(none)", "Path where rank 0 writes the statistics of every process as JSON at exit."},
+      {"SCOPEDSM_SUMMARY", "on", "Whether rank 0 prints the statistics table at exit (on or off)."},
+      {"SCOPEDSM_LOG", "warn", "Log level: error, warn, info or debug."},
+      {"SCOPEDSM_TIMEOUT", "120",
+       "Seconds any single wait may last before the process reports what it waited for and ends the job; 0 = wait forever."},
+      {"SCOPEDSM_SPIN_US", "50", "Microseconds a waiting thread polls before it sleeps (0 to 100000)."},
+      {"SCOPEDSM_POLL_US", "200", "Longest sleep between polls when some processes are on other nodes (1 to 1000000)."},
+      {"SCOPEDSM_WRITE_DETECT", "adaptive",
+       "'adaptive' traps writes to a home page only while another process holds a copy; 'all' traps every write."},
+      {"SCOPEDSM_TEST_FAULT", "(none)",
+       "Test only: deliberately break one protocol step (skip-invalidate, skip-diff, skip-notices) to prove tests can fail."},
+  };
+  return vars;
+}
+
+Status parse_size(const std::string& text, uint64_t* out) {
+  if (text.empty()) return Status::Error("empty");
+  std::string digits = text;
+  uint64_t mult = 1;
+  char last = text.back();
+  switch (last) {
+    case 'K': case 'k': mult = 1ull << 10; break;
+    case 'M': case 'm': mult = 1ull << 20; break;
+    case 'G': case 'g': mult = 1ull << 30; break;
+    case 'T': case 't': mult = 1ull << 40; break;
+    default: break;
+  }
+  if (mult != 1) digits.pop_back();
+  uint64_t v = 0;
+  Status s = parse_uint(digits, &v);
+  if (!s.ok()) return s;
+  if (v > UINT64_MAX / mult) return Status::Error("too large");
+  *out = v * mult;
+  return Status::Ok();
+}
+
+EnvLookup process_environment() {
+  return [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+Status parse_config(const EnvLookup& lookup, Config* out) {
+  Config c;
+  if (auto v = lookup("SCOPEDSM_REGION_SIZE")) {
+    uint64_t size = 0;
+    if (!parse_size(*v, &size).ok() || size < (1ull << 20) || size > (1ull << 46))
+      return bad("SCOPEDSM_REGION_SIZE", *v, "a size from 1M to 64T, e.g. 16G");
+    c.region_size = size;
+  }
+  if (auto v = lookup("SCOPEDSM_CACHE_PAGES")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n < 1 || n > (1ull << 28))
+      return bad("SCOPEDSM_CACHE_PAGES", *v, "a page count from 1 to 268435456");
+    c.cache_pages = n;
+  }
+  if (auto v = lookup("SCOPEDSM_HOME_POLICY")) {
+    if (*v == "cyclic") c.home_policy = HomePolicy::kCyclic;
+    else if (*v == "first-touch") c.home_policy = HomePolicy::kFirstTouch;
+    else return bad("SCOPEDSM_HOME_POLICY", *v, "cyclic or first-touch");
+  }
+  if (auto v = lookup("SCOPEDSM_STATS_FILE")) {
+    if (v->empty()) return bad("SCOPEDSM_STATS_FILE", *v, "a file path");
+    c.stats_file = *v;
+  }
+  if (auto v = lookup("SCOPEDSM_SUMMARY")) {
+    Status s = parse_bool("SCOPEDSM_SUMMARY", *v, &c.summary);
+    if (!s.ok()) return s;
+  }
+  if (auto v = lookup("SCOPEDSM_LOG")) {
+    if (*v == "error") c.log_level = LogLevel::kError;
+    else if (*v == "warn") c.log_level = LogLevel::kWarn;
+    else if (*v == "info") c.log_level = LogLevel::kInfo;
+    else if (*v == "debug") c.log_level = LogLevel::kDebug;
+    else return bad("SCOPEDSM_LOG", *v, "error, warn, info or debug");
+  }
+  if (auto v = lookup("SCOPEDSM_TIMEOUT")) {
+    errno = 0;
+    char* end = nullptr;
+    double t = std::strtod(v->c_str(), &end);
+    if (v->empty() || errno != 0 || *end != '\0' || !(t >= 0) || t > 1e7)
+      return bad("SCOPEDSM_TIMEOUT", *v, "seconds from 0 (never) to 10000000");
+    c.timeout_s = t;
+  }
+  if (auto v = lookup("SCOPEDSM_SPIN_US")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n > 100000)
+      return bad("SCOPEDSM_SPIN_US", *v, "microseconds from 0 to 100000");
+    c.spin_us = n;
+  }
+  if (auto v = lookup("SCOPEDSM_POLL_US")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n < 1 || n > 1000000)
+      return bad("SCOPEDSM_POLL_US", *v, "microseconds from 1 to 1000000");
+    c.poll_us = n;
+  }
+  if (auto v = lookup("SCOPEDSM_WRITE_DETECT")) {
+    if (*v == "adaptive") c.write_detect_all = false;
+    else if (*v == "all") c.write_detect_all = true;
+    else return bad("SCOPEDSM_WRITE_DETECT", *v, "adaptive or all");
+  }
+  if (auto v = lookup("SCOPEDSM_TEST_FAULT")) {
+    if (*v != "skip-invalidate" && *v != "skip-diff" && *v != "skip-notices" && *v != "none")
+      return bad("SCOPEDSM_TEST_FAULT", *v, "skip-invalidate, skip-diff, skip-notices or none");
+    if (*v != "none") c.test_fault = *v;
+  }
+  *out = c;
+  return Status::Ok();
+}
+
+std::string describe_config(const Config& c) {
+  std::ostringstream os;
+  os << "region_size=" << c.region_size << " cache_pages=" << c.cache_pages
+     << " home_policy=" << (c.home_policy == HomePolicy::kCyclic ? "cyclic" : "first-touch")
+     << " stats_file=" << (c.stats_file.empty() ? "(none)" : c.stats_file)
+     << " summary=" << (c.summary ? "on" : "off") << " log=" << static_cast<int>(c.log_level)
+     << " timeout_s=" << c.timeout_s << " spin_us=" << c.spin_us << " poll_us=" << c.poll_us
+     << " write_detect=" << (c.write_detect_all ? "all" : "adaptive");
+  if (!c.test_fault.empty()) os << " TEST_FAULT=" << c.test_fault;
+  return os.str();
+}
+
+}  // namespace scopedsm

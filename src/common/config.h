@@ -1,0 +1,56 @@
+// Run-time configuration, read from SCOPEDSM_* environment variables.
+//
+// Every variable is validated: a malformed or out-of-range value is an error
+// naming the variable, the value and what is accepted. docs/CONFIG.md holds
+// the table of variables; keep it in step with kVariables in config.cc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace scopedsm {
+
+enum class HomePolicy { kCyclic, kFirstTouch };
+enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
+
+struct Config {
+  uint64_t region_size = 16ull << 30;  // bytes of shared address space
+  uint64_t cache_pages = 65536;        // capacity of the remote-page cache
+  HomePolicy home_policy = HomePolicy::kCyclic;
+  std::string stats_file;              // JSON statistics path; empty = none
+  bool summary = true;                 // rank 0 prints a table at exit
+  LogLevel log_level = LogLevel::kWarn;
+  double timeout_s = 120;              // longest single wait; 0 = unbounded
+  uint64_t spin_us = 50;               // busy-poll before sleeping
+  uint64_t poll_us = 200;              // sleep bound when peers are off-node
+  bool write_detect_all = false;       // trap every home write (disable ADWD)
+  std::string test_fault;              // test-only protocol breakage switch
+};
+
+// One documented variable.
+struct ConfigVariable {
+  const char* name;
+  const char* default_text;
+  const char* meaning;
+};
+const std::vector<ConfigVariable>& config_variables();
+
+// Reads the configuration through `lookup` (getenv in production, a map in
+// tests). Returns the first invalid variable as an error.
+using EnvLookup = std::function<std::optional<std::string>(const char*)>;
+Status parse_config(const EnvLookup& lookup, Config* out);
+EnvLookup process_environment();
+
+// Parses "4096", "64K", "16M", "2G", "1T" (binary multiples). Exposed for tests.
+Status parse_size(const std::string& text, uint64_t* out);
+
+// Human-readable rendering of the effective configuration (for `info`).
+std::string describe_config(const Config& config);
+
+}  // namespace scopedsm

@@ -1,0 +1,92 @@
+// Per-page coherence metadata for every page of the shared region.
+//
+// The states, written out (docs/PROTOCOL.md has the transitions):
+//
+//   kUnallocated    not part of any allocation; touching it is an error
+//   kInvalid        homed elsewhere; no valid copy here        (no access)
+//   kReadOnly       homed elsewhere; clean cached copy         (read)
+//   kReadWrite      homed elsewhere; written, has a twin       (read-write)
+//   kHomeClean      homed here; writes are trapped             (read)
+//   kHomeDirty      homed here; written this interval, noted   (read-write)
+//   kHomeUntrapped  homed here; no other process holds a copy,
+//                   so writes need no notice                   (read-write)
+//
+// The application thread owns every field except `home` and `share`,
+// which the service thread reads (and, for `share`, updates) while serving
+// page requests.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "common/status.h"
+
+namespace scopedsm {
+
+enum class PageState : uint8_t {
+  kUnallocated = 0,
+  kInvalid,
+  kReadOnly,
+  kReadWrite,
+  kHomeClean,
+  kHomeDirty,
+  kHomeUntrapped,
+};
+const char* page_state_name(PageState state);
+inline bool is_home_state(PageState s) {
+  return s == PageState::kHomeClean || s == PageState::kHomeDirty || s == PageState::kHomeUntrapped;
+}
+
+constexpr uint32_t kNoSlot = UINT32_MAX;
+constexpr int32_t kHomeUnknown = -1;
+
+// Adaptive write detection word (`share`), updated with compare-and-swap by
+// both threads so that "a copy was handed out" and "stop trapping writes"
+// can never pass each other:
+//   bit 31  kShareUntrapped  the home does not trap writes to the page
+//   bit 30  kShareRetrap     a copy was handed out while untrapped; the
+//                            home must trap again and notice the page
+//   bits 0-29  (epoch + 1) of the latest copy handed out, 0 = never
+constexpr uint32_t kShareUntrapped = 1u << 31;
+constexpr uint32_t kShareRetrap = 1u << 30;
+constexpr uint32_t kShareEpochMask = (1u << 30) - 1;
+
+struct PageMeta {
+  std::atomic<int32_t> home;  // owning rank, or kHomeUnknown (first touch)
+  PageState state;
+  bool in_dirty_list;         // queued for the end of the interval
+  bool pending_diff;          // a diff of it waits to be sent home
+  uint8_t reserved;
+  uint32_t slot;              // cache slot while cached, else kNoSlot
+  uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
+  uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it
+  std::atomic<uint32_t> share;
+};
+
+class PageTable {
+ public:
+  PageTable() = default;
+  ~PageTable();
+  PageTable(const PageTable&) = delete;
+  PageTable& operator=(const PageTable&) = delete;
+
+  // Reserves metadata for `num_pages`; memory is committed only when touched.
+  Status init(uint64_t num_pages);
+  PageMeta& operator[](uint64_t page) { return meta_[page]; }
+  const PageMeta& operator[](uint64_t page) const { return meta_[page]; }
+  uint64_t num_pages() const { return num_pages_; }
+
+  // Pages [0, allocated()) belong to some allocation. Written by the
+  // application thread once an allocation is agreed, read by the service
+  // thread to validate requests.
+  uint64_t allocated() const { return allocated_.load(std::memory_order_acquire); }
+  void set_allocated(uint64_t pages) { allocated_.store(pages, std::memory_order_release); }
+
+ private:
+  PageMeta* meta_ = nullptr;
+  uint64_t num_pages_ = 0;
+  std::atomic<uint64_t> allocated_{0};
+};
+
+}  // namespace scopedsm

@@ -1,0 +1,152 @@
+#include "memory/region.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace scopedsm {
+
+namespace {
+
+int prot_bits(Prot p) {
+  switch (p) {
+    case Prot::kNone: return PROT_NONE;
+    case Prot::kRead: return PROT_READ;
+    case Prot::kReadWrite: return PROT_READ | PROT_WRITE;
+  }
+  return PROT_NONE;
+}
+
+uint64_t read_max_map_count() {
+  std::ifstream f("/proc/sys/vm/max_map_count");
+  uint64_t v = 65530;
+  if (f) f >> v;
+  return v;
+}
+
+uint64_t count_current_maps() {
+  std::ifstream f("/proc/self/maps");
+  uint64_t n = 0;
+  std::string line;
+  while (std::getline(f, line)) ++n;
+  return n;
+}
+
+// Candidate addresses: 1 GiB aligned, between 16 TiB and 80 TiB, well away
+// from the executable, the heap and the mmap area near the top of the
+// 47-bit user space where libraries and MPI's own segments land.
+uintptr_t random_candidate(std::mt19937_64& rng, uint64_t bytes) {
+  const uintptr_t lo = 0x100000000000ull, hi = 0x500000000000ull;
+  const uintptr_t align = 1ull << 30;
+  uintptr_t span = (hi - lo - bytes) / align;
+  return lo + (rng() % span) * align;
+}
+
+}  // namespace
+
+Region::~Region() { release(); }
+
+Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
+  page_size_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  bytes_ = (bytes + page_size_ - 1) / page_size_ * page_size_;
+  num_pages_ = bytes_ / page_size_;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+
+  memfd_ = memfd_create("scopedsm-region", MFD_CLOEXEC);
+  if (memfd_ < 0) return Status::Error(std::string("memfd_create failed: ") + std::strerror(errno));
+  if (ftruncate(memfd_, static_cast<off_t>(bytes_)) != 0)
+    return Status::Error(std::string("ftruncate of the region's memfd failed: ") + std::strerror(errno));
+
+  // Rank 0 proposes an address; everyone tries it; repeat until all agree.
+  std::mt19937_64 rng(static_cast<uint64_t>(getpid()) * 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(time(nullptr)));
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    unsigned long long cand = 0;
+    if (rank == 0) cand = random_candidate(rng, bytes_);
+    MPI_Bcast(&cand, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    void* want = reinterpret_cast<void*>(static_cast<uintptr_t>(cand));
+    void* got = mmap(want, bytes_, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, memfd_, 0);
+    int ok = got == want ? 1 : 0;
+    if (got != MAP_FAILED && got != want) munmap(got, bytes_);  // kernel without NOREPLACE
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (all) {
+      base_ = static_cast<std::byte*>(want);
+      break;
+    }
+    if (ok) munmap(want, bytes_);
+  }
+  if (base_ == nullptr) return Status::Error("could not find an address range free in every process for the shared region; "
+                                             "try a smaller SCOPEDSM_REGION_SIZE");
+
+  void* alias = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
+  if (alias == MAP_FAILED) return Status::Error(std::string("mapping the region's alias view failed: ") + std::strerror(errno));
+  alias_ = static_cast<std::byte*>(alias);
+  void* prots = mmap(nullptr, num_pages_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (prots == MAP_FAILED) return Status::Error("allocating the protection map failed");
+  prots_ = static_cast<uint8_t*>(prots);
+
+  // The boundary budget: what the kernel allows minus what the process
+  // already uses, with a margin for MPI and malloc growing later.
+  uint64_t limit = read_max_map_count();
+  uint64_t used = count_current_maps();
+  budget_ = limit > used + 2048 ? limit - used - 2048 : 0;
+  return Status::Ok();
+}
+
+void Region::release() {
+  if (base_ != nullptr) munmap(base_, bytes_);
+  if (alias_ != nullptr) munmap(alias_, bytes_);
+  if (prots_ != nullptr) munmap(prots_, num_pages_);
+  if (memfd_ >= 0) close(memfd_);
+  base_ = alias_ = nullptr;
+  prots_ = nullptr;
+  memfd_ = -1;
+}
+
+void Region::retire() {
+  if (base_ != nullptr) {
+    void* p = mmap(base_, bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) base_ = nullptr;  // the range stays reserved; do not unmap it
+  }
+  release();
+}
+
+Status Region::protect(uint64_t first, uint64_t count, Prot prot) {
+  if (count == 0) return Status::Ok();
+  const uint8_t p = static_cast<uint8_t>(prot);
+  const uint64_t last = first + count - 1;
+  // Boundaries touching [first, last] before and after the change.
+  uint64_t before = 0, after = 0;
+  if (first > 0) {
+    before += prots_[first - 1] != prots_[first];
+    after += prots_[first - 1] != p;
+  }
+  if (last + 1 < num_pages_) {
+    before += prots_[last] != prots_[last + 1];
+    after += prots_[last + 1] != p;
+  }
+  for (uint64_t i = first; i < last; ++i) before += prots_[i] != prots_[i + 1];
+  uint64_t next = boundaries_ - before + after;
+  if (after > before && next > budget_)
+    return Status::Error("protection boundaries would exceed the vm.max_map_count budget");
+  if (mprotect(app(first), count * page_size_, prot_bits(prot)) != 0)
+    return Status::Error(std::string("mprotect failed: ") + std::strerror(errno));
+  std::memset(prots_ + first, p, count);
+  boundaries_ = next;
+  return Status::Ok();
+}
+
+void Region::discard(uint64_t first, uint64_t count) {
+  fallocate(memfd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(first * page_size_),
+            static_cast<off_t>(count * page_size_));
+}
+
+}  // namespace scopedsm

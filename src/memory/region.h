@@ -1,0 +1,84 @@
+// The shared region: one range of virtual addresses, reserved at the same
+// address in every process, backed by a memfd.
+//
+// The application sees the region through the "app view", whose per-page
+// protection is the coherence state (no access = invalid, read = clean,
+// read-write = writable). The runtime reads and writes page contents through
+// a second mapping of the same memfd, the "alias view", which is always
+// read-write. So the service thread can install fetched pages and apply
+// diffs without ever opening a window in which the application could write
+// an unprotected page.
+//
+// Every protection change goes through protect(), which keeps count of the
+// protection boundaries between neighbouring pages. Each boundary costs the
+// kernel one VMA and vm.max_map_count caps them; protect() refuses a change
+// that would exceed the budget, so the caller can relieve pressure first.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/status.h"
+
+namespace scopedsm {
+
+enum class Prot : uint8_t { kNone = 0, kRead = 1, kReadWrite = 2 };
+
+class Region {
+ public:
+  Region() = default;
+  ~Region();
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+
+  // Collective: chooses an address free in every process and maps the region
+  // there with no access.
+  Status reserve(MPI_Comm comm, uint64_t bytes);
+  void release();
+  // Frees the memory but keeps the address range reserved with no access,
+  // so a later touch still faults at a recognizable address.
+  void retire();
+
+  std::byte* base() const { return base_; }
+  uint64_t bytes() const { return bytes_; }
+  size_t page_size() const { return page_size_; }
+  uint64_t num_pages() const { return num_pages_; }
+  bool contains(const void* addr) const {
+    auto a = reinterpret_cast<uintptr_t>(addr);
+    auto b = reinterpret_cast<uintptr_t>(base_);
+    return a >= b && a - b < bytes_;
+  }
+  uint64_t page_of(const void* addr) const {
+    return (reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(base_)) / page_size_;
+  }
+  std::byte* app(uint64_t page) const { return base_ + page * page_size_; }
+  std::byte* alias(uint64_t page) const { return alias_ + page * page_size_; }
+
+  // Sets the app-view protection of pages [first, first + count). Fails
+  // without changing anything if the change would take the number of
+  // protection boundaries over the budget, or if mprotect fails.
+  Status protect(uint64_t first, uint64_t count, Prot prot);
+  Prot prot(uint64_t page) const { return static_cast<Prot>(prots_[page]); }
+
+  // Drops the memory behind a page; it reads as zeros afterwards.
+  void discard(uint64_t first, uint64_t count);
+
+  // Protection boundaries in use and the most the budget allows.
+  uint64_t boundaries() const { return boundaries_; }
+  uint64_t boundary_budget() const { return budget_; }
+
+ private:
+  std::byte* base_ = nullptr;
+  std::byte* alias_ = nullptr;
+  uint8_t* prots_ = nullptr;  // one Prot per page, lazily backed
+  uint64_t bytes_ = 0;
+  uint64_t num_pages_ = 0;
+  size_t page_size_ = 4096;
+  int memfd_ = -1;
+  uint64_t boundaries_ = 0;
+  uint64_t budget_ = 0;
+};
+
+}  // namespace scopedsm

@@ -1,0 +1,437 @@
+#include "protocol/coherence.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstring>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "protocol/diff.h"
+
+namespace scopedsm {
+
+Coherence::Coherence(RuntimeState* state) : s_(state) {
+  pending_.resize(static_cast<size_t>(s_->size));
+  pending_pages_.resize(static_cast<size_t>(s_->size));
+}
+
+// ---------------------------------------------------------------------------
+// Faults
+
+void Coherence::handle_fault(uint64_t page, Access access) {
+  PageMeta& m = s_->pages[page];
+  const bool write = access == Access::kWrite;
+  switch (m.state) {
+    case PageState::kUnallocated:
+      fatal("touched shared address %p, which is not part of any allocation (allocated: %" PRIu64
+            " pages from %p); allocate it with jia_alloc/scopedsm_alloc first",
+            static_cast<void*>(s_->region.app(page)), s_->pages.allocated(), static_cast<void*>(s_->region.base()));
+    case PageState::kInvalid:
+      if (write) ++s_->stats.app.write_faults;
+      else ++s_->stats.app.read_faults;
+      if (m.home.load(std::memory_order_relaxed) == kHomeUnknown) {
+        claim_home(page, access);
+      } else {
+        fetch(page, write);
+      }
+      return;
+    case PageState::kReadOnly:
+      ++s_->stats.app.write_faults;
+      make_writable(page);
+      return;
+    case PageState::kHomeClean:
+      ++s_->stats.app.write_faults;
+      home_write(page);
+      return;
+    case PageState::kReadWrite:
+    case PageState::kHomeDirty:
+    case PageState::kHomeUntrapped:
+      break;
+  }
+  fatal("internal error: fault at %p on page %" PRIu64 " which is %s (protection %d)",
+        static_cast<void*>(s_->region.app(page)), page, page_state_name(m.state),
+        static_cast<int>(s_->region.prot(page)));
+}
+
+void Coherence::prepare(uint64_t first, uint64_t count, Access access) {
+  for (uint64_t p = first; p < first + count; ++p) {
+    PageState st = s_->pages[p].state;
+    bool ok = access == Access::kWrite
+                  ? (st == PageState::kReadWrite || st == PageState::kHomeDirty || st == PageState::kHomeUntrapped)
+                  : (st != PageState::kInvalid && st != PageState::kUnallocated);
+    if (!ok) handle_fault(p, access);
+  }
+}
+
+uint32_t Coherence::obtain_slot(uint64_t page) {
+  uint32_t slot = s_->cache.take_free();
+  if (slot == kNoSlot) {
+    evict(s_->cache.next_victim());
+    slot = s_->cache.take_free();
+  }
+  s_->cache.occupy(slot, page);
+  s_->pages[page].slot = slot;
+  return slot;
+}
+
+void Coherence::fetch(uint64_t page, bool for_write) {
+  PageMeta& m = s_->pages[page];
+  const int home = m.home.load(std::memory_order_relaxed);
+  const uint64_t t0 = now_ns();
+  uint32_t slot = obtain_slot(page);
+  // Our own diff of this page may still wait in the pending pool; the home
+  // must have it before it sends the page back, or we would lose our writes.
+  if (m.pending_diff) flush_diffs_to(home);
+
+  Transport& t = s_->transport;
+  const size_t ps = s_->region.page_size();
+  MPI_Request req;
+  MPI_Irecv(s_->region.alias(page), static_cast<int>(ps), MPI_BYTE, home, kTagPage, t.comm(), &req);
+  Writer w(MsgType::kGetPage);
+  w.put<uint32_t>(static_cast<uint32_t>(page));
+  w.put<uint32_t>(s_->epoch);
+  t.send(home, kTagRequest, w.finish(t.next_seq()));
+  t.wait_until(
+      WakeRole::kApp,
+      [&] {
+        int done = 0;
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        return done != 0;
+      },
+      "a page (GETPGRANT)", home);
+  t.received().page_messages.fetch_add(1, std::memory_order_relaxed);
+  t.received().page_bytes.fetch_add(ps, std::memory_order_relaxed);
+  ++s_->stats.app.remote_fetches;
+  s_->stats.app.t_fetch_wait_ns += now_ns() - t0;
+
+  if (for_write) {
+    std::memcpy(s_->cache.twin(slot), s_->region.alias(page), ps);
+    ++s_->stats.app.twins;
+    set_prot(page, 1, Prot::kReadWrite, "page fault");
+    m.state = PageState::kReadWrite;
+    s_->stack.note(static_cast<uint32_t>(page));
+    mark_dirty(page);
+  } else {
+    set_prot(page, 1, Prot::kRead, "page fault");
+    m.state = PageState::kReadOnly;
+  }
+}
+
+void Coherence::make_writable(uint64_t page) {
+  PageMeta& m = s_->pages[page];
+  std::memcpy(s_->cache.twin(m.slot), s_->region.alias(page), s_->region.page_size());
+  ++s_->stats.app.twins;
+  set_prot(page, 1, Prot::kReadWrite, "page fault");
+  m.state = PageState::kReadWrite;
+  s_->stack.note(static_cast<uint32_t>(page));
+  mark_dirty(page);
+}
+
+void Coherence::home_write(uint64_t page) {
+  PageMeta& m = s_->pages[page];
+  set_prot(page, 1, Prot::kReadWrite, "page fault");
+  m.state = PageState::kHomeDirty;
+  s_->stack.note(static_cast<uint32_t>(page));
+  mark_dirty(page);
+}
+
+void Coherence::claim_home(uint64_t page, Access access) {
+  // First touch: the page's directory entry lives at rank page % size; the
+  // first claim it receives wins.
+  PageMeta& m = s_->pages[page];
+  const int dir = static_cast<int>(page % static_cast<uint64_t>(s_->size));
+  Transport& t = s_->transport;
+  Writer w(MsgType::kHomeClaim);
+  w.put<uint32_t>(static_cast<uint32_t>(page));
+  w.put<uint8_t>(1);
+  t.send(dir, kTagRequest, w.finish(t.next_seq()));
+  Incoming in = t.await_reply(MsgType::kHomeIs, dir, "a first-touch home (HOMEIS)");
+  Reader r(in.bytes.data(), in.bytes.size());
+  MsgType type;
+  uint32_t got_page = 0;
+  int32_t home = kHomeUnknown;
+  if (!r.open(&type).ok() || !r.get(&got_page).ok() || !r.get(&home).ok() || got_page != page || home < 0 ||
+      home >= s_->size)
+    fatal("protocol error: bad HOMEIS reply from rank %d for page %" PRIu64, dir, page);
+  ++s_->stats.app.home_claims;
+  m.home.store(home, std::memory_order_release);
+  if (home != s_->rank) {
+    fetch(page, access == Access::kWrite);
+    return;
+  }
+  // We are the home. Nobody can hold a copy unless someone fetched the page
+  // between the claim and now (its zeros); then writes must stay trapped.
+  uint32_t expected = 0;
+  bool untrapped = !s_->config.write_detect_all &&
+                   m.share.compare_exchange_strong(expected, kShareUntrapped, std::memory_order_acq_rel);
+  if (untrapped) {
+    set_prot(page, 1, Prot::kReadWrite, "page fault");
+    m.state = PageState::kHomeUntrapped;
+    return;
+  }
+  set_prot(page, 1, Prot::kRead, "page fault");
+  m.state = PageState::kHomeClean;
+  if (access == Access::kWrite) home_write(page);
+}
+
+void Coherence::evict(uint32_t slot) {
+  uint64_t page = s_->cache.page_in(slot);
+  PageMeta& m = s_->pages[page];
+  ++s_->stats.app.evictions;
+  if (m.state == PageState::kReadWrite) {
+    // A dirty page's writes go home before its copy goes: nothing is lost,
+    // and a later fetch of the page sees them.
+    make_diff(page);
+    m.state = PageState::kReadOnly;
+    flush_diffs_to(m.home.load(std::memory_order_relaxed));
+    ++s_->stats.app.dirty_evictions;
+  }
+  std::vector<uint32_t> one{static_cast<uint32_t>(page)};
+  drop_copies(one);
+}
+
+void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
+  if (sorted_pages.empty()) return;
+  protect_runs(sorted_pages, Prot::kNone, "invalidation");
+  size_t i = 0;
+  while (i < sorted_pages.size()) {
+    size_t j = i + 1;
+    while (j < sorted_pages.size() && sorted_pages[j] == sorted_pages[j - 1] + 1) ++j;
+    s_->region.discard(sorted_pages[i], j - i);
+    i = j;
+  }
+  for (uint32_t p : sorted_pages) {
+    PageMeta& m = s_->pages[p];
+    s_->cache.free(m.slot);
+    m.slot = kNoSlot;
+    m.state = PageState::kInvalid;
+  }
+}
+
+void Coherence::mark_dirty(uint64_t page) {
+  PageMeta& m = s_->pages[page];
+  if (m.in_dirty_list) return;
+  m.in_dirty_list = true;
+  dirty_.push_back(static_cast<uint32_t>(page));
+}
+
+// ---------------------------------------------------------------------------
+// Intervals and diffs
+
+void Coherence::make_diff(uint64_t page) {
+  PageMeta& m = s_->pages[page];
+  if (s_->test_fault("skip-diff")) return;  // negative control: writes are lost
+  const int home = m.home.load(std::memory_order_relaxed);
+  auto& w = pending_[static_cast<size_t>(home)];
+  if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
+  const uint64_t t0 = now_ns();
+  size_t changed = encode_diff(static_cast<uint32_t>(page), s_->region.alias(page), s_->cache.twin(m.slot),
+                               s_->region.page_size(), w.get());
+  s_->stats.app.t_diff_make_ns += now_ns() - t0;
+  if (changed == 0) return;
+  ++s_->stats.app.diffs_made;
+  s_->stats.app.diff_bytes_made += changed;
+  if (!m.pending_diff) {
+    m.pending_diff = true;
+    pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));
+  }
+}
+
+void Coherence::close_interval() {
+  drain_retraps();
+  if (dirty_.empty()) return;
+  std::sort(dirty_.begin(), dirty_.end());
+  std::vector<uint32_t> downgrade;
+  downgrade.reserve(dirty_.size());
+  for (uint32_t p : dirty_) {
+    PageMeta& m = s_->pages[p];
+    m.in_dirty_list = false;
+    if (m.state == PageState::kReadWrite) {
+      make_diff(p);
+      m.state = PageState::kReadOnly;
+      downgrade.push_back(p);
+    } else if (m.state == PageState::kHomeDirty) {
+      m.state = PageState::kHomeClean;
+      downgrade.push_back(p);
+    }
+  }
+  dirty_.clear();
+  protect_runs(downgrade, Prot::kRead, "end of interval");
+}
+
+void Coherence::send_pending(int home) {
+  auto& w = pending_[static_cast<size_t>(home)];
+  Transport& t = s_->transport;
+  t.send(home, kTagRequest, w->finish(t.next_seq()));
+  w.reset();
+}
+
+void Coherence::flush_diffs_to(int home) {
+  auto& pages = pending_pages_[static_cast<size_t>(home)];
+  if (pages.empty()) {
+    pending_[static_cast<size_t>(home)].reset();
+    return;
+  }
+  send_pending(home);
+  s_->transport.await_reply(MsgType::kDiffAck, home, "diffs to be applied (DIFFGRANT)");
+  for (uint32_t p : pages) s_->pages[p].pending_diff = false;
+  pages.clear();
+}
+
+void Coherence::flush_diffs() {
+  int outstanding = 0;
+  for (int h = 0; h < s_->size; ++h) {
+    if (pending_pages_[static_cast<size_t>(h)].empty()) {
+      pending_[static_cast<size_t>(h)].reset();
+      continue;
+    }
+    send_pending(h);
+    ++outstanding;
+  }
+  for (int i = 0; i < outstanding; ++i)
+    s_->transport.await_reply(MsgType::kDiffAck, -1, "diffs to be applied (DIFFGRANT)");
+  for (auto& pages : pending_pages_) {
+    for (uint32_t p : pages) s_->pages[p].pending_diff = false;
+    pages.clear();
+  }
+}
+
+void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
+  if (s_->test_fault("skip-invalidate")) return;  // negative control: stale reads
+  std::vector<uint32_t> drop;
+  for (const WriteNotice& n : notices) {
+    if (n.writer == s_->rank) continue;  // only we wrote it: our copy is current
+    PageMeta& m = s_->pages[n.page];
+    if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite) {
+      if (m.state == PageState::kReadWrite)
+        fatal("internal error: write notice for page %u while it is still being written", n.page);
+      drop.push_back(n.page);
+    }
+  }
+  std::sort(drop.begin(), drop.end());
+  drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
+  s_->stats.app.invalidations += drop.size();
+  drop_copies(drop);
+}
+
+// ---------------------------------------------------------------------------
+// Adaptive write detection
+
+void Coherence::drain_retraps() {
+  std::vector<uint32_t> queue;
+  {
+    std::lock_guard<std::mutex> lock(s_->retrap_mu);
+    queue.swap(s_->retrap_queue);
+  }
+  for (uint32_t p : queue) {
+    PageMeta& m = s_->pages[p];
+    uint32_t old = m.share.load(std::memory_order_acquire);
+    while (!m.share.compare_exchange_weak(old, old & kShareEpochMask, std::memory_order_acq_rel)) {
+    }
+    // The copy handed out may be older than writes we made since, in any
+    // open critical section: every open level gets the notice.
+    s_->stack.note_everywhere(p);
+    ++s_->stats.app.retraps;
+    if (m.state == PageState::kHomeUntrapped) {
+      m.state = PageState::kHomeDirty;
+      mark_dirty(p);
+    }
+  }
+}
+
+void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch) {
+  if (s_->config.write_detect_all) return;
+  std::vector<uint32_t> untrap;
+  for (const WriteNotice& n : notices) {
+    // Only a notice that makes every other process drop its copy will do:
+    // written by us alone or by several (a page written only by another
+    // process stays cached there).
+    if (n.writer != s_->rank && n.writer != kMultipleWriters) continue;
+    PageMeta& m = s_->pages[n.page];
+    if (m.state != PageState::kHomeClean) continue;
+    uint32_t old = m.share.load(std::memory_order_acquire);
+    for (;;) {
+      if ((old & (kShareUntrapped | kShareRetrap)) != 0) break;
+      if ((old & kShareEpochMask) > completed_epoch + 1) break;  // fetched after the barrier
+      if (m.share.compare_exchange_weak(old, old | kShareUntrapped, std::memory_order_acq_rel)) {
+        untrap.push_back(n.page);
+        break;
+      }
+    }
+  }
+  std::sort(untrap.begin(), untrap.end());
+  protect_runs(untrap, Prot::kReadWrite, "barrier");
+  for (uint32_t p : untrap) s_->pages[p].state = PageState::kHomeUntrapped;
+  s_->stats.app.untraps += untrap.size();
+}
+
+// ---------------------------------------------------------------------------
+// Allocation and protection
+
+void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
+                            const char* call) {
+  const bool adaptive = !s_->config.write_detect_all;
+  std::vector<uint32_t> homes;
+  for (uint64_t p = first; p < first + count; ++p) {
+    PageMeta& m = s_->pages[p];
+    int32_t h = home_of(p);
+    m.home.store(h, std::memory_order_relaxed);
+    m.slot = kNoSlot;
+    m.in_dirty_list = false;
+    m.pending_diff = false;
+    if (h == s_->rank) {
+      m.state = adaptive ? PageState::kHomeUntrapped : PageState::kHomeClean;
+      m.share.store(adaptive ? kShareUntrapped : 0, std::memory_order_relaxed);
+      homes.push_back(static_cast<uint32_t>(p));
+    } else {
+      m.state = PageState::kInvalid;
+      m.share.store(0, std::memory_order_relaxed);
+    }
+  }
+  protect_runs(homes, adaptive ? Prot::kReadWrite : Prot::kRead, call);
+}
+
+void Coherence::protect_runs(const std::vector<uint32_t>& sorted, Prot prot, const char* context) {
+  size_t i = 0;
+  while (i < sorted.size()) {
+    size_t j = i + 1;
+    while (j < sorted.size() && sorted[j] == sorted[j - 1] + 1) ++j;
+    set_prot(sorted[i], j - i, prot, context);
+    i = j;
+  }
+}
+
+void Coherence::set_prot(uint64_t first, uint64_t count, Prot prot, const char* context) {
+  Status s = s_->region.protect(first, count, prot);
+  if (s.ok()) return;
+  if (!in_relief_) {
+    relieve_map_pressure();
+    s = s_->region.protect(first, count, prot);
+    if (s.ok()) return;
+  }
+  fatal("%s: cannot change the protection of %" PRIu64 " page(s) at %p: %s. The shared region has %" PRIu64
+        " protection boundaries and this machine's vm.max_map_count leaves room for about %" PRIu64
+        ". Place homes in larger blocks (jia_alloc3 with a bigger block, or jia_alloc2p), use a smaller "
+        "SCOPEDSM_CACHE_PAGES, or raise vm.max_map_count.",
+        context, count, static_cast<void*>(s_->region.app(first)), s.message().c_str(), s_->region.boundaries(),
+        s_->region.boundary_budget());
+}
+
+void Coherence::relieve_map_pressure() {
+  // Clean cached copies can always be dropped; dropping whole runs of them
+  // never adds a boundary.
+  in_relief_ = true;
+  std::vector<uint32_t> clean;
+  for (uint64_t slot = 0; slot < s_->cache.capacity(); ++slot) {
+    uint64_t page = s_->cache.page_in(static_cast<uint32_t>(slot));
+    if (page >= s_->pages.num_pages()) continue;
+    if (s_->pages[page].state == PageState::kReadOnly) clean.push_back(static_cast<uint32_t>(page));
+  }
+  std::sort(clean.begin(), clean.end());
+  SCOPEDSM_LOG(LogLevel::kInfo, "protection boundaries near the vm.max_map_count budget: dropping %zu clean cached pages",
+               clean.size());
+  drop_copies(clean);
+  in_relief_ = false;
+}
+
+}  // namespace scopedsm

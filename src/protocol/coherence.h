@@ -1,0 +1,79 @@
+// The coherence engine: the application thread's side of the protocol.
+//
+// It turns page faults into protocol actions (fetch a page from its home,
+// make a twin, note a write), ends intervals at synchronization points
+// (diff written pages, write-protect them again), sends diffs home, and
+// applies write notices (invalidate stale copies). docs/PROTOCOL.md lists
+// every state transition made here.
+//
+// All methods run on the application thread; handle_fault runs inside the
+// SIGSEGV handler.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "protocol/notices.h"
+#include "runtime/state.h"
+
+namespace scopedsm {
+
+enum class Access { kRead, kWrite, kUnknown };
+
+class Coherence {
+ public:
+  explicit Coherence(RuntimeState* state);
+
+  // A fault on `page` of the shared region.
+  void handle_fault(uint64_t page, Access access);
+
+  // Brings pages [first, first+count) to a state where `access` succeeds
+  // without a fault. Used before handing shared buffers to the kernel or to
+  // MPI, which cannot take our faults (they see EFAULT or re-enter MPI).
+  void prepare(uint64_t first, uint64_t count, Access access);
+
+  // Ends the current interval: diffs every written cached page (kept
+  // pending), and write-protects every written page again, so the next
+  // write is attributed to the next interval.
+  void close_interval();
+  // Sends every pending diff to its home and waits until all are applied.
+  void flush_diffs();
+  // Drops cached copies named by `notices`, except pages this process alone
+  // wrote (it already sees its own writes) and pages homed here.
+  void invalidate(const std::vector<WriteNotice>& notices);
+  // After barrier `completed_epoch`: stops trapping writes to home pages
+  // whose every remote copy that barrier invalidated.
+  void untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch);
+
+  // Sets up a new allocation's pages; home_of(page) gives each page's home
+  // (or kHomeUnknown). `call` names the API call for error messages.
+  void place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
+                   const char* call);
+
+ private:
+  void fetch(uint64_t page, bool for_write);
+  void make_writable(uint64_t page);
+  void home_write(uint64_t page);
+  void claim_home(uint64_t page, Access access);
+  uint32_t obtain_slot(uint64_t page);
+  void evict(uint32_t slot);
+  void drop_copies(std::vector<uint32_t>& sorted_pages);
+  void make_diff(uint64_t page);
+  void flush_diffs_to(int home);
+  void send_pending(int home);
+  void drain_retraps();
+  void mark_dirty(uint64_t page);
+  void set_prot(uint64_t first, uint64_t count, Prot prot, const char* context);
+  void protect_runs(const std::vector<uint32_t>& sorted_pages, Prot prot, const char* context);
+  void relieve_map_pressure();
+
+  RuntimeState* s_;
+  std::vector<uint32_t> dirty_;                       // pages written this interval
+  std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
+  std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it
+  bool in_relief_ = false;
+};
+
+}  // namespace scopedsm

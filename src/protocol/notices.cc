@@ -1,0 +1,57 @@
+#include "protocol/notices.h"
+
+#include <algorithm>
+
+namespace scopedsm {
+
+void put_notices(Writer* out, const std::vector<WriteNotice>& notices) {
+  out->put<uint32_t>(static_cast<uint32_t>(notices.size()));
+  for (const auto& n : notices) {
+    out->put<uint32_t>(n.page);
+    out->put<int32_t>(n.writer);
+  }
+}
+
+void put_pages_as_notices(Writer* out, const std::vector<uint32_t>& pages, int32_t writer) {
+  out->put<uint32_t>(static_cast<uint32_t>(pages.size()));
+  for (uint32_t p : pages) {
+    out->put<uint32_t>(p);
+    out->put<int32_t>(writer);
+  }
+}
+
+Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<WriteNotice>* out) {
+  uint32_t count = 0;
+  if (Status s = in->get(&count); !s.ok()) return s;
+  if (static_cast<uint64_t>(count) * 8 > in->remaining()) return Status::Error("notice count exceeds the message");
+  out->clear();
+  out->reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    WriteNotice n{};
+    if (Status s = in->get(&n.page); !s.ok()) return s;
+    if (Status s = in->get(&n.writer); !s.ok()) return s;
+    if (n.page >= page_limit) return Status::Error("notice names page " + std::to_string(n.page) + " outside the allocated region");
+    if (n.writer != kMultipleWriters && (n.writer < 0 || n.writer >= ranks))
+      return Status::Error("notice names writer " + std::to_string(n.writer) + " which is not a rank");
+    out->push_back(n);
+  }
+  return Status::Ok();
+}
+
+void NoticeMerge::add(const WriteNotice& n) {
+  auto [it, inserted] = writer_.try_emplace(n.page, n.writer);
+  if (!inserted && it->second != n.writer) it->second = kMultipleWriters;
+}
+
+std::vector<WriteNotice> NoticeMerge::take() {
+  std::vector<WriteNotice> out;
+  out.reserve(writer_.size());
+  for (const auto& [page, writer] : writer_) out.push_back({page, writer});
+  writer_.clear();
+  // Sorted, so the receiver invalidates in address order and can batch
+  // protection changes over runs of pages.
+  std::sort(out.begin(), out.end(), [](const WriteNotice& a, const WriteNotice& b) { return a.page < b.page; });
+  return out;
+}
+
+}  // namespace scopedsm

@@ -1,0 +1,46 @@
+// Write notices: "page P was written by process W" records, the coherence
+// information of scope consistency. A release carries its critical section's
+// notices to the lock's home; an acquire brings back the notices the
+// acquirer has not seen; a barrier exchanges everyone's.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "transport/wire.h"
+
+namespace scopedsm {
+
+// Writer id meaning "more than one process wrote the page".
+constexpr int32_t kMultipleWriters = -2;
+
+struct WriteNotice {
+  uint32_t page;
+  int32_t writer;
+};
+
+// u32 count, then count * (u32 page, i32 writer).
+void put_notices(Writer* out, const std::vector<WriteNotice>& notices);
+void put_pages_as_notices(Writer* out, const std::vector<uint32_t>& pages, int32_t writer);
+// Rejects counts that do not fit the message, pages >= page_limit and writer
+// ids that are neither a rank below `ranks` nor kMultipleWriters.
+Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<WriteNotice>* out);
+
+// The barrier manager's merge: one entry per page; a second, different
+// writer turns it into kMultipleWriters.
+class NoticeMerge {
+ public:
+  void add(const WriteNotice& n);
+  void add_all(const std::vector<WriteNotice>& ns) {
+    for (const auto& n : ns) add(n);
+  }
+  std::vector<WriteNotice> take();
+  size_t size() const { return writer_.size(); }
+
+ private:
+  std::unordered_map<uint32_t, int32_t> writer_;
+};
+
+}  // namespace scopedsm

@@ -1,0 +1,261 @@
+#include "runtime/runtime.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "runtime/fault_handler.h"
+
+namespace scopedsm {
+
+namespace {
+
+enum class Lifecycle { kNotStarted, kRunning, kFinished };
+std::atomic<Lifecycle> g_lifecycle{Lifecycle::kNotStarted};
+Runtime* g_runtime = nullptr;
+std::atomic<Runtime*> g_fault_target{nullptr};
+// The region's address range after finalize, to name touches after exit.
+std::atomic<uintptr_t> g_retired_base{0};
+std::atomic<uintptr_t> g_retired_end{0};
+
+long current_tid() { return static_cast<long>(syscall(SYS_gettid)); }
+
+void abort_job(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
+// Before init the rank is unknown to us; the launcher usually says.
+void guess_rank_for_messages() {
+  if (log_rank() >= 0) return;
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    if (const char* v = std::getenv(var)) {
+      set_log_rank(std::atoi(v));
+      return;
+    }
+  }
+}
+
+void check_exit_without_finalize() {
+  if (g_lifecycle.load() == Lifecycle::kRunning)
+    fatal("the process is exiting (returned from main or called exit()) without calling jia_exit/scopedsm_finalize; "
+          "every process must call it before it ends");
+}
+
+}  // namespace
+
+bool Runtime::running() { return g_lifecycle.load() == Lifecycle::kRunning; }
+
+Runtime& Runtime::require_running(const char* call) {
+  Lifecycle l = g_lifecycle.load();
+  if (l == Lifecycle::kRunning) return *g_runtime;
+  guess_rank_for_messages();
+  if (l == Lifecycle::kNotStarted) fatal("%s: called before jia_init/scopedsm_init; initialize ScopeDSM first", call);
+  fatal("%s: called after jia_exit/scopedsm_finalize; ScopeDSM has shut down", call);
+}
+
+void Runtime::init(int* argc, char*** argv, const char* call) {
+  Lifecycle l = g_lifecycle.load();
+  if (l != Lifecycle::kNotStarted) {
+    guess_rank_for_messages();
+    fatal("%s: ScopeDSM is already %s; call jia_init/scopedsm_init exactly once per process", call,
+          l == Lifecycle::kRunning ? "initialized" : "shut down");
+  }
+  g_runtime = new Runtime();
+  g_runtime->start(argc, argv);
+  g_lifecycle.store(Lifecycle::kRunning);
+}
+
+void Runtime::start(int* argc, char*** argv) {
+  start_ns_ = now_ns();
+  state_ = std::make_unique<RuntimeState>();
+  guess_rank_for_messages();
+  Status cs = parse_config(process_environment(), &state_->config);
+  if (!cs.ok()) fatal("jia_init: bad configuration: %s (see docs/CONFIG.md)", cs.message().c_str());
+  const Config& cfg = state_->config;
+  set_log_level(cfg.log_level);
+
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  int provided = MPI_THREAD_SINGLE;
+  if (!initialized) {
+    // A GETP answer is one page; keep pages on Open MPI's shared-memory
+    // eager path instead of its slower rendezvous. Users may override.
+    setenv("OMPI_MCA_btl_vader_eager_limit", "8192", 0);
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    we_initialized_mpi_ = true;
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  set_log_rank(rank);
+  set_abort_hook(&abort_job);
+  if (provided < MPI_THREAD_MULTIPLE)
+    fatal("jia_init: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
+          "the application thread both use MPI. %s",
+          provided, MPI_THREAD_MULTIPLE,
+          initialized ? "Initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or let jia_init do it."
+                      : "Use an MPI library built with thread support.");
+  state_->rank = rank;
+  state_->size = size;
+
+  // Every process must agree on the region size, or addresses would differ.
+  unsigned long long mine[2] = {cfg.region_size, ~static_cast<unsigned long long>(cfg.region_size)};
+  unsigned long long agreed[2];
+  MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (agreed[0] != cfg.region_size || ~agreed[1] != cfg.region_size)
+    fatal("jia_init: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value");
+
+  Status s = state_->transport.init(MPI_COMM_WORLD, cfg);
+  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  MPI_Comm_dup(MPI_COMM_WORLD, &user_comm_);
+  MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
+  s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size);
+  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  s = state_->pages.init(state_->region.num_pages());
+  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  s = state_->cache.init(cfg.cache_pages, state_->region.page_size());
+  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+
+  coherence_ = std::make_unique<Coherence>(state_.get());
+  sync_ = std::make_unique<SyncClient>(state_.get(), coherence_.get());
+  state_->transport.set_wait_context([this] { return state_->stack.describe(); });
+  app_tid_ = current_tid();
+  install_fault_handler(&Runtime::on_region_fault);
+  state_->stats.set_segv_cost_ns(calibrate_fault_cost());
+  state_->stats.set_origin_ns(start_ns_);
+  g_fault_target.store(this, std::memory_order_release);
+  std::atexit(check_exit_without_finalize);
+
+  service_ = std::make_unique<Service>(state_.get());
+  service_->start();
+  MPI_Barrier(MPI_COMM_WORLD);
+  SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes, region %p + %" PRIu64 " bytes; %s", size,
+               static_cast<void*>(state_->region.base()), state_->region.bytes(), describe_config(cfg).c_str());
+}
+
+bool Runtime::on_region_fault(void* addr, Access access) {
+  Runtime* rt = g_fault_target.load(std::memory_order_acquire);
+  if (rt == nullptr) {
+    auto a = reinterpret_cast<uintptr_t>(addr);
+    if (a >= g_retired_base.load() && a < g_retired_end.load())
+      fatal("touched shared memory at %p after jia_exit/scopedsm_finalize; shared memory ends with the runtime", addr);
+    return false;
+  }
+  RuntimeState& s = *rt->state_;
+  if (!s.region.contains(addr)) return false;
+  if (current_tid() != rt->app_tid_)
+    fatal("shared memory at %p was touched by thread %ld, which is not the thread that called jia_init (%ld); "
+          "ScopeDSM supports one application thread per process",
+          addr, current_tid(), rt->app_tid_);
+  const uint64_t t0 = now_ns();
+  rt->coherence_->handle_fault(s.region.page_of(addr), access);
+  s.stats.app.t_data_ns += now_ns() - t0;
+  return true;
+}
+
+void* Runtime::allocate(const char* call, const std::string& call_text, uint64_t bytes, const Placement& placement) {
+  RuntimeState& s = *state_;
+  const uint64_t ps = s.region.page_size();
+  if (bytes == 0) fatal("%s: allocation of zero bytes; ask for at least one byte", call_text.c_str());
+  const uint64_t pages = (bytes + ps - 1) / ps;
+  if (pages > s.region.num_pages() - next_page_)
+    fatal("%s: %" PRIu64 " bytes asked for but only %" PRIu64 " bytes of the shared region remain (SCOPEDSM_REGION_SIZE=%" PRIu64
+          "); allocate less or raise SCOPEDSM_REGION_SIZE",
+          call_text.c_str(), bytes, (s.region.num_pages() - next_page_) * ps, s.region.bytes());
+  if (placement.kind == Placement::kCyclic) {
+    if (placement.start_rank < 0 || placement.start_rank >= s.size)
+      fatal("%s: start host %d is not a rank; it must be from 0 to %d", call_text.c_str(), placement.start_rank,
+            s.size - 1);
+    if (placement.block_bytes == 0) fatal("%s: block size of zero bytes; give a positive block size", call_text.c_str());
+  }
+  if (s.stack.depth() > 1)
+    fatal("%s: collective allocation inside a critical section (%s); allocate outside locks", call_text.c_str(),
+          s.stack.describe().c_str());
+  // Phase 1: everyone asks for the same thing.
+  sync_->collective(call_text, {});
+  const uint64_t first = next_page_;
+  const uint64_t block_pages = placement.kind == Placement::kCyclic ? (placement.block_bytes + ps - 1) / ps : 1;
+  const int start = placement.start_rank;
+  const int size = s.size;
+  coherence_->place_pages(first, pages, [&](uint64_t p) -> int32_t {
+    if (placement.kind == Placement::kFirstTouch) return kHomeUnknown;
+    return static_cast<int32_t>((static_cast<uint64_t>(start) + (p - first) / block_pages) % static_cast<uint64_t>(size));
+  }, call);
+  next_page_ += pages;
+  s.pages.set_allocated(next_page_);
+  // Phase 2: nobody touches the new pages before every home has set them up.
+  sync_->collective(call_text + " [pages placed]", {});
+  return s.region.app(first);
+}
+
+void Runtime::prepare(const void* addr, size_t len, bool for_write) {
+  RuntimeState& s = *state_;
+  if (len == 0 || !s.region.contains(addr)) return;
+  const uint64_t first = s.region.page_of(addr);
+  const uint64_t last = s.region.page_of(static_cast<const std::byte*>(addr) + len - 1);
+  coherence_->prepare(first, last - first + 1, for_write ? Access::kWrite : Access::kRead);
+}
+
+int Runtime::home_of(const void* addr, const char* call) {
+  RuntimeState& s = *state_;
+  if (!s.region.contains(addr) || s.region.page_of(addr) >= s.pages.allocated())
+    fatal("%s(%p): the address is not allocated shared memory", call, addr);
+  return s.pages[s.region.page_of(addr)].home.load(std::memory_order_acquire);
+}
+
+double Runtime::seconds_since_init() const { return static_cast<double>(now_ns() - start_ns_) / 1e9; }
+
+void Runtime::finalize(const char* call) {
+  RuntimeState& s = *state_;
+  if (s.stack.depth() > 1)
+    fatal("%s: called while holding locks (%s); release every lock before exiting", call, s.stack.describe().c_str());
+  // Leave nothing behind: every write reaches its home.
+  coherence_->close_interval();
+  coherence_->flush_diffs();
+
+  StatsRecord mine = s.stats.snapshot(s.rank, s.transport.sent(), s.transport.received());
+  auto records = sync_->collective(call, mine.serialize());
+  if (s.rank == 0) {
+    std::vector<StatsRecord> all(records.size());
+    for (size_t i = 0; i < records.size(); ++i)
+      if (!StatsRecord::deserialize(records[i].data(), records[i].size(), &all[i]))
+        fatal("%s: malformed statistics record from rank %zu", call, i);
+    if (s.config.summary) {
+      std::string table = format_summary(all);
+      std::fputs(table.c_str(), stderr);
+      std::fflush(stderr);
+    }
+    if (!s.config.stats_file.empty()) {
+      std::ofstream f(s.config.stats_file);
+      f << format_json(all, describe_config(s.config));
+      if (!f) SCOPEDSM_LOG(LogLevel::kError, "could not write statistics to %s", s.config.stats_file.c_str());
+    }
+  }
+
+  // Every process tells every process it is done; each service thread stops
+  // after hearing from all of them.
+  Transport& t = s.transport;
+  auto bye = std::make_shared<const Bytes>(Writer(MsgType::kShutdown).finish(t.next_seq()));
+  for (int p = 0; p < s.size; ++p) t.send_shared(p, kTagRequest, bye);
+  service_->join();
+  t.finalize();
+
+  g_fault_target.store(nullptr, std::memory_order_release);
+  g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.base()));
+  g_retired_end.store(reinterpret_cast<uintptr_t>(s.region.base()) + s.region.bytes());
+  s.region.retire();
+  MPI_Comm_free(&user_comm_);
+  MPI_Comm_free(&coll_comm_);
+  g_lifecycle.store(Lifecycle::kFinished);
+  set_abort_hook(nullptr);
+  if (we_initialized_mpi_) MPI_Finalize();
+}
+
+}  // namespace scopedsm

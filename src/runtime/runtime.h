@@ -1,0 +1,69 @@
+// The runtime of one process: start-up, allocation and shut-down, and the
+// single instance every API call goes through.
+//
+// Lifecycle: not started -> running (init) -> finished (finalize). Calls
+// outside "running" are misuse and are reported (require_running).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "protocol/coherence.h"
+#include "runtime/service.h"
+#include "runtime/state.h"
+#include "sync/sync_client.h"
+
+namespace scopedsm {
+
+struct Placement {
+  enum Kind { kCyclic, kFirstTouch } kind = kCyclic;
+  uint64_t block_bytes = 0;  // cyclic: bytes per block (rounded up to pages)
+  int start_rank = 0;        // cyclic: home of the first block
+};
+
+class Runtime {
+ public:
+  // Collective. Reports misuse (a second init) naming `call`.
+  static void init(int* argc, char*** argv, const char* call);
+  // The running instance; reports a call before init or after finalize.
+  static Runtime& require_running(const char* call);
+  static bool running();
+
+  // Collective.
+  void finalize(const char* call);
+
+  // Collective: every process passes the same arguments. `call_text` is the
+  // call as the user wrote it, for mismatch reports.
+  void* allocate(const char* call, const std::string& call_text, uint64_t bytes, const Placement& placement);
+
+  // Makes [addr, addr+len) safe for kernel or MPI access (no faults needed).
+  void prepare(const void* addr, size_t len, bool for_write);
+
+  int home_of(const void* addr, const char* call);
+
+  RuntimeState& state() { return *state_; }
+  Coherence& coherence() { return *coherence_; }
+  SyncClient& sync() { return *sync_; }
+  MPI_Comm user_comm() const { return user_comm_; }
+  MPI_Comm collective_comm() const { return coll_comm_; }
+  double seconds_since_init() const;
+
+ private:
+  Runtime() = default;
+  void start(int* argc, char*** argv);
+  static bool on_region_fault(void* addr, Access access);
+
+  std::unique_ptr<RuntimeState> state_;
+  std::unique_ptr<Coherence> coherence_;
+  std::unique_ptr<SyncClient> sync_;
+  std::unique_ptr<Service> service_;
+  MPI_Comm user_comm_ = MPI_COMM_NULL;
+  MPI_Comm coll_comm_ = MPI_COMM_NULL;
+  bool we_initialized_mpi_ = false;
+  uint64_t start_ns_ = 0;
+  uint64_t next_page_ = 0;
+  long app_tid_ = 0;
+};
+
+}  // namespace scopedsm

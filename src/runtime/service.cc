@@ -1,0 +1,75 @@
+#include "runtime/service.h"
+
+#include "common/clock.h"
+#include "common/log.h"
+
+namespace scopedsm {
+
+Service::Service(RuntimeState* state)
+    : s_(state), home_(state), locks_(state), rendezvous_(state), condvars_(state) {}
+
+Service::~Service() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Service::start() { thread_ = std::thread([this] { run(); }); }
+
+void Service::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Service::dispatch(const Incoming& in) {
+  Reader r(in.bytes.data(), in.bytes.size());
+  MsgType type;
+  Status st = r.open(&type);
+  if (!st.ok()) fatal("protocol error: malformed request from rank %d: %s", in.source, st.message().c_str());
+  switch (type) {
+    case MsgType::kGetPage: home_.on_get_page(in, &r); break;
+    case MsgType::kDiff: home_.on_diff(in, &r); break;
+    case MsgType::kHomeClaim: home_.on_home_claim(in, &r); break;
+    case MsgType::kAcquire: locks_.on_acquire(in, &r); break;
+    case MsgType::kRelease: locks_.on_release(in, &r); break;
+    case MsgType::kBarrier: rendezvous_.on_barrier(in, &r); break;
+    case MsgType::kWait: rendezvous_.on_wait(in, &r); break;
+    case MsgType::kCollective: rendezvous_.on_collective(in, &r); break;
+    case MsgType::kCvSet: condvars_.on_set(in, &r); break;
+    case MsgType::kCvReset: condvars_.on_reset(in, &r); break;
+    case MsgType::kCvWait: condvars_.on_wait(in, &r); break;
+    case MsgType::kShutdown:
+      // MPI keeps each sender's messages in order, so once every process's
+      // shutdown is here, nothing else addressed to us is still on its way.
+      return ++shutdowns_ < s_->size;
+    default:
+      fatal("protocol error: rank %d sent %s as a request", in.source, msg_type_name(type));
+  }
+  s_->stats.service.requests_served.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void Service::run() {
+  Transport& t = s_->transport;
+  const uint64_t spin_ns = s_->config.spin_us * 1000;
+  uint64_t last_activity = now_ns();
+  Incoming in;
+  for (;;) {
+    uint32_t seen = t.wakeup().snapshot(WakeRole::kService);
+    bool did = false;
+    while (t.try_receive(kTagRequest, &in)) {
+      const uint64_t t0 = now_ns();
+      bool more = dispatch(in);
+      s_->stats.service.t_server_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
+      if (!more) return;
+      did = true;
+    }
+    if (t.progress_sends()) did = true;
+    const uint64_t now = now_ns();
+    if (did) {
+      last_activity = now;
+      continue;
+    }
+    if (now - last_activity < spin_ns) continue;
+    t.wakeup().sleep(WakeRole::kService, seen, t.sends_pending() ? 200000 : t.idle_sleep_ns());
+  }
+}
+
+}  // namespace scopedsm

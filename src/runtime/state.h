@@ -1,0 +1,52 @@
+// RuntimeState: the parts of one process's runtime, wired together.
+//
+// Each module (coherence engine, synchronization client, request servers)
+// holds a pointer to this and uses only the parts its job needs. Ownership
+// of fields between the two threads:
+//   application thread: stack, epoch, coherence state in `pages` (except the
+//                       atomics), cache, app counters
+//   service thread:     the managers' tables, service counters
+//   both, thread-safe:  transport, region views, pages[].home/.share,
+//                       retrap queue (under its mutex)
+#pragma once
+
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/config.h"
+#include "memory/page_cache.h"
+#include "memory/page_table.h"
+#include "memory/region.h"
+#include "stats/stats.h"
+#include "sync/lock_stack.h"
+#include "transport/transport.h"
+
+namespace scopedsm {
+
+struct RuntimeState {
+  Config config;
+  int rank = 0;
+  int size = 1;
+  Transport transport;
+  Region region;
+  PageTable pages;
+  PageCache cache;
+  LockStack stack{&pages};
+  Stats stats;
+
+  // Barriers this process has completed. Messages that carry write notices
+  // carry it too, so a lock or condition-variable home can tell notices
+  // made before the latest barrier (already covered by it) from newer ones.
+  uint32_t epoch = 0;
+
+  // Home pages handed out while untrapped (adaptive write detection): the
+  // service thread queues them, the application thread traps them again at
+  // its next synchronization point.
+  std::mutex retrap_mu;
+  std::vector<uint32_t> retrap_queue;
+
+  bool test_fault(const char* name) const { return config.test_fault == name; }
+};
+
+}  // namespace scopedsm

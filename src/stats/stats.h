@@ -1,0 +1,114 @@
+// Per-process counters and times.
+//
+// The time categories follow JIAJIA's overhead breakdown (digest section 7):
+//   busy    computation: elapsed minus the categories below spent by the
+//           application thread
+//   data    inside the SIGSEGV handler (fetching pages, making twins)
+//   segv    entering and leaving the handler: faults times a per-fault cost
+//           calibrated at start-up (the kernel's part is not observable)
+//   syn     inside lock, unlock, barrier, wait and condition-variable calls
+//   server  service thread busy serving requests (it runs beside the
+//           application thread, so it is reported, not subtracted)
+//   diff    making diffs (application thread) and applying them (service)
+// The application thread writes AppCounters; the service thread writes
+// ServiceCounters (atomics, because a snapshot may be taken at any time).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "transport/transport.h"
+
+namespace scopedsm {
+
+// Name, value pairs, in one fixed order, so every rank's record lines up.
+#define SCOPEDSM_APP_COUNTERS(X) \
+  X(read_faults)                 \
+  X(write_faults)                \
+  X(remote_fetches)              \
+  X(twins)                       \
+  X(diffs_made)                  \
+  X(diff_bytes_made)             \
+  X(invalidations)               \
+  X(evictions)                   \
+  X(dirty_evictions)             \
+  X(locks)                       \
+  X(unlocks)                     \
+  X(barriers)                    \
+  X(waits)                       \
+  X(cv_ops)                      \
+  X(home_claims)                 \
+  X(retraps)                     \
+  X(untraps)                     \
+  X(t_data_ns)                   \
+  X(t_syn_ns)                    \
+  X(t_diff_make_ns)              \
+  X(t_fetch_wait_ns)
+
+#define SCOPEDSM_SERVICE_COUNTERS(X) \
+  X(pages_served)                    \
+  X(diffs_applied)                   \
+  X(diff_bytes_applied)              \
+  X(requests_served)                 \
+  X(t_server_ns)                     \
+  X(t_diff_apply_ns)
+
+struct AppCounters {
+#define X(name) uint64_t name = 0;
+  SCOPEDSM_APP_COUNTERS(X)
+#undef X
+};
+
+struct ServiceCounters {
+#define X(name) std::atomic<uint64_t> name{0};
+  SCOPEDSM_SERVICE_COUNTERS(X)
+#undef X
+};
+
+// One process's statistics as plain numbers: the unit sent to rank 0.
+struct StatsRecord {
+  int32_t rank = 0;
+  double elapsed_s = 0;
+  double segv_cost_ns = 0;  // calibrated per-fault kernel cost
+  std::vector<std::pair<std::string, uint64_t>> values;  // counters, then messages by type
+
+  uint64_t get(const std::string& name) const;
+  std::vector<std::byte> serialize() const;
+  static bool deserialize(const std::byte* data, size_t n, StatsRecord* out);
+};
+
+class Stats {
+ public:
+  AppCounters app;
+  ServiceCounters service;
+
+  // Starts (or restarts) the measured region: later snapshots are relative
+  // to this point.
+  void start(TrafficCounters& sent, TrafficCounters& received);
+  // Ends the measured region; snapshots after it report the region only.
+  void stop(TrafficCounters& sent, TrafficCounters& received);
+  StatsRecord snapshot(int rank, TrafficCounters& sent, TrafficCounters& received) const;
+  void set_segv_cost_ns(double ns) { segv_cost_ns_ = ns; }
+  // Where elapsed time counts from when start() was never called.
+  void set_origin_ns(uint64_t ns) { origin_ns_ = ns; }
+
+ private:
+  StatsRecord raw(int rank, TrafficCounters& sent, TrafficCounters& received) const;
+  StatsRecord base_;
+  StatsRecord end_;
+  uint64_t start_ns_ = 0;
+  uint64_t stop_ns_ = 0;
+  bool started_ = false;
+  bool stopped_ = false;
+  double segv_cost_ns_ = 0;
+  uint64_t origin_ns_ = 0;
+};
+
+// Rank 0's outputs from every rank's record.
+std::string format_summary(const std::vector<StatsRecord>& records);
+std::string format_json(const std::vector<StatsRecord>& records, const std::string& config_text);
+std::string record_json(const StatsRecord& record);
+
+}  // namespace scopedsm

@@ -1,0 +1,44 @@
+// The condition-variable manager: the home side of every condition variable
+// homed at this process (cv c is homed at rank c % size). Service thread.
+//
+// ScopeDSM's condition variables are flags with release/acquire meaning
+// (docs/MEMORY_MODEL.md): jia_setcv sets the flag and deposits the setter's
+// write notices; jia_waitcv returns once the flag is set, with the notices
+// deposited since the last jia_resetcv; jia_resetcv clears both.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/notices.h"
+#include "runtime/state.h"
+#include "transport/transport.h"
+
+namespace scopedsm {
+
+class CondvarManager {
+ public:
+  explicit CondvarManager(RuntimeState* state) : s_(state) {}
+
+  void on_set(const Incoming& in, Reader* r);
+  void on_reset(const Incoming& in, Reader* r);
+  void on_wait(const Incoming& in, Reader* r);
+
+  static int home_of(int cv, int size) { return cv % size; }
+
+ private:
+  struct CvState {
+    bool set = false;
+    std::vector<int> waiters;
+    std::unordered_map<uint32_t, int32_t> notices;
+    uint32_t epoch = 0;
+  };
+  CvState& cv_state(uint32_t cv, uint32_t epoch, const char* what, int source);
+  void grant(uint32_t cv, const CvState& c, int rank);
+
+  RuntimeState* s_;
+  std::unordered_map<uint32_t, CvState> cvs_;
+};
+
+}  // namespace scopedsm

@@ -1,0 +1,44 @@
+// Synchronization as the application thread sees it: lock, unlock, barrier,
+// wait, condition variables and checked collective calls. Each operation
+// validates its arguments (misuse is reported naming `call`), performs the
+// coherence actions of scope consistency through the Coherence engine, and
+// exchanges messages with the lock, condition-variable or rendezvous home.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/coherence.h"
+#include "runtime/state.h"
+
+namespace scopedsm {
+
+class SyncClient {
+ public:
+  SyncClient(RuntimeState* state, Coherence* coherence);
+
+  void lock(const char* call, int lock);
+  void unlock(const char* call, int lock);
+  void barrier(const char* call);
+  void wait(const char* call);
+  void cv_set(const char* call, int cv);
+  void cv_reset(const char* call, int cv);
+  void cv_wait(const char* call, int cv);
+
+  // A rendezvous of all processes at rank 0 that checks everyone passed the
+  // same `description`. Rank 0 gets back every rank's `blob`, in rank order;
+  // the others get an empty vector.
+  std::vector<std::vector<std::byte>> collective(const std::string& description, const std::vector<std::byte>& blob);
+
+ private:
+  void check_lock_id(const char* call, int lock) const;
+  void check_cv_id(const char* call, int cv) const;
+  void release_to_cv(int cv);
+
+  RuntimeState* s_;
+  Coherence* c_;
+  std::vector<uint64_t> seen_;  // per lock: the lock version at our last grant
+};
+
+}  // namespace scopedsm

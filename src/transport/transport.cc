@@ -1,0 +1,180 @@
+#include "transport/transport.h"
+
+#include <sched.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+
+namespace scopedsm {
+
+namespace {
+
+WakeRole role_for(Tag tag) { return tag == kTagRequest ? WakeRole::kService : WakeRole::kApp; }
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace
+
+Status Transport::init(MPI_Comm world, const Config& config) {
+  MPI_Comm_dup(world, &comm_);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  Status s = wakeup_.init(comm_);
+  if (!s.ok()) return s;
+  spin_ns_ = config.spin_us * 1000;
+  // With every peer on this node a sleeper is always woken by its sender;
+  // the bound only guards against a lost wake-up. Off-node peers cannot
+  // wake us, so we poll at SCOPEDSM_POLL_US.
+  sleep_ns_ = wakeup_.has_remote_peers() ? config.poll_us * 1000 : 20000000;
+  timeout_s_ = config.timeout_s;
+  return Status::Ok();
+}
+
+void Transport::finalize() {
+  // Sends still in flight at shutdown have been received (every exchange is
+  // acknowledged before jia_exit's final rendezvous), so this terminates.
+  while (sends_pending()) {
+    progress_sends();
+    sched_yield();
+  }
+  wakeup_.shutdown();
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void Transport::count_sent(Tag tag, const void* data, size_t n) {
+  if (tag == kTagPage) {
+    sent_.page_messages.fetch_add(1, std::memory_order_relaxed);
+    sent_.page_bytes.fetch_add(n, std::memory_order_relaxed);
+    return;
+  }
+  MsgHeader h;
+  std::memcpy(&h, data, sizeof h);
+  sent_.messages[h.type].fetch_add(1, std::memory_order_relaxed);
+  sent_.bytes[h.type].fetch_add(n, std::memory_order_relaxed);
+}
+
+void Transport::post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep) {
+  count_sent(tag, data, n);
+  MPI_Request req;
+  {
+    std::lock_guard<std::mutex> lock(outbox_mu_);
+    int rc = MPI_Isend(data, static_cast<int>(n), MPI_BYTE, dest, tag, comm_, &req);
+    if (rc != MPI_SUCCESS) fatal("MPI_Isend of %zu bytes to rank %d failed (code %d)", n, dest, rc);
+    outbox_requests_.push_back(req);
+    outbox_buffers_.push_back(std::move(keep));
+  }
+  wakeup_.notify(dest, role_for(tag));
+}
+
+void Transport::send(int dest, Tag tag, Bytes bytes) {
+  auto shared = std::make_shared<const Bytes>(std::move(bytes));
+  post(dest, tag, shared->data(), shared->size(), shared);
+}
+
+void Transport::send_shared(int dest, Tag tag, const SharedBytes& bytes) {
+  post(dest, tag, bytes->data(), bytes->size(), bytes);
+}
+
+void Transport::send_page(int dest, const void* data, size_t n) { post(dest, kTagPage, data, n, nullptr); }
+
+bool Transport::sends_pending() {
+  std::lock_guard<std::mutex> lock(outbox_mu_);
+  return !outbox_requests_.empty();
+}
+
+bool Transport::progress_sends() {
+  std::lock_guard<std::mutex> lock(outbox_mu_);
+  if (outbox_requests_.empty()) return false;
+  int n = static_cast<int>(outbox_requests_.size());
+  int outcount = 0;
+  std::vector<int> done(static_cast<size_t>(n));
+  MPI_Testsome(n, outbox_requests_.data(), &outcount, done.data(), MPI_STATUSES_IGNORE);
+  if (outcount <= 0 || outcount == MPI_UNDEFINED) return false;
+  // Compact: drop the completed entries (their requests are MPI_REQUEST_NULL).
+  size_t w = 0;
+  for (size_t r = 0; r < outbox_requests_.size(); ++r) {
+    if (outbox_requests_[r] == MPI_REQUEST_NULL) continue;
+    outbox_requests_[w] = outbox_requests_[r];
+    outbox_buffers_[w] = std::move(outbox_buffers_[r]);
+    ++w;
+  }
+  outbox_requests_.resize(w);
+  outbox_buffers_.resize(w);
+  return true;
+}
+
+bool Transport::try_receive(Tag tag, Incoming* out) {
+  int flag = 0;
+  MPI_Message msg;
+  MPI_Status st;
+  MPI_Improbe(MPI_ANY_SOURCE, tag, comm_, &flag, &msg, &st);
+  if (!flag) return false;
+  int count = 0;
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  out->source = st.MPI_SOURCE;
+  out->bytes.resize(static_cast<size_t>(count));
+  MPI_Mrecv(out->bytes.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+  MsgHeader h;
+  if (out->bytes.size() >= sizeof h) {
+    std::memcpy(&h, out->bytes.data(), sizeof h);
+    if (h.type < kMsgTypeCount) {
+      received_.messages[h.type].fetch_add(1, std::memory_order_relaxed);
+      received_.bytes[h.type].fetch_add(out->bytes.size(), std::memory_order_relaxed);
+    }
+  }
+  return true;
+}
+
+void Transport::wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from) {
+  if (done()) return;
+  uint64_t start = now_ns();
+  uint64_t deadline = timeout_s_ > 0 ? start + static_cast<uint64_t>(timeout_s_ * 1e9) : UINT64_MAX;
+  // Spin phase: cheap polls, no system calls.
+  while (now_ns() - start < spin_ns_) {
+    progress_sends();
+    if (done()) return;
+    for (int i = 0; i < 16; ++i) cpu_relax();
+  }
+  // Sleep phase.
+  for (;;) {
+    uint32_t seen = wakeup_.snapshot(role);
+    progress_sends();
+    if (done()) return;
+    uint64_t now = now_ns();
+    if (now >= deadline) {
+      std::string ctx = wait_context_ ? wait_context_() : std::string();
+      if (from >= 0)
+        fatal("timed out after %.1f s waiting for %s from rank %d%s%s (SCOPEDSM_TIMEOUT=%g); is that process alive and "
+              "is every process making the same synchronization calls?",
+              timeout_s_, what, from, ctx.empty() ? "" : "; ", ctx.c_str(), timeout_s_);
+      fatal("timed out after %.1f s waiting for %s%s%s (SCOPEDSM_TIMEOUT=%g); is every process alive and making the "
+            "same synchronization calls?",
+            timeout_s_, what, ctx.empty() ? "" : "; ", ctx.c_str(), timeout_s_);
+    }
+    // Sleep less while sends are still in flight: they may need our progress.
+    uint64_t nap = sends_pending() ? 200000 : sleep_ns_;
+    if (deadline - now < nap) nap = deadline - now;
+    wakeup_.sleep(role, seen, nap);
+  }
+}
+
+Incoming Transport::await_reply(MsgType expected, int from, const char* what) {
+  Incoming in;
+  wait_until(WakeRole::kApp, [&] { return try_receive(kTagReply, &in); }, what, from);
+  Reader r(in.bytes.data(), in.bytes.size());
+  MsgType type;
+  Status s = r.open(&type);
+  if (!s.ok()) fatal("protocol error: malformed reply from rank %d while waiting for %s: %s", in.source, what, s.message().c_str());
+  if (type != expected || (from >= 0 && in.source != from))
+    fatal("protocol error: waiting for %s from rank %d but received %s from rank %d", msg_type_name(expected), from,
+          msg_type_name(type), in.source);
+  return in;
+}
+
+}  // namespace scopedsm

@@ -1,0 +1,121 @@
+// Message transport over MPI.
+//
+// The runtime talks on its own duplicate of MPI_COMM_WORLD so that nothing
+// it sends can match an application's receives. All sends are non-blocking:
+// a send hands its buffer to the outbox, which keeps it alive until MPI is
+// done with it, and then wakes the receiving thread (see wakeup.h). Both the
+// application thread and the service thread send; each thread receives only
+// its own tag (requests for the service thread, replies and pages for the
+// application thread), so receives never race.
+//
+// Waiting never blocks inside MPI: wait_until() polls, spins for
+// SCOPEDSM_SPIN_US, then sleeps on the wake-up word, and reports a timeout
+// with a description of what was awaited.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common/config.h"
+#include "transport/wakeup.h"
+#include "transport/wire.h"
+
+namespace scopedsm {
+
+using Bytes = std::vector<std::byte>;
+using SharedBytes = std::shared_ptr<const Bytes>;
+
+// A received message.
+struct Incoming {
+  int source = -1;
+  Bytes bytes;
+};
+
+// Messages and bytes by type, kept per direction.
+struct TrafficCounters {
+  std::array<std::atomic<uint64_t>, kMsgTypeCount> messages{};
+  std::array<std::atomic<uint64_t>, kMsgTypeCount> bytes{};
+  std::atomic<uint64_t> page_messages{0};  // raw GETP answers (kTagPage)
+  std::atomic<uint64_t> page_bytes{0};
+};
+
+class Transport {
+ public:
+  Transport() = default;
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Collective. Duplicates `world` and sets up the wake-up channel.
+  Status init(MPI_Comm world, const Config& config);
+  void finalize();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  MPI_Comm comm() const { return comm_; }
+  Wakeup& wakeup() { return wakeup_; }
+  // How long an idle thread may sleep before it polls again.
+  uint64_t idle_sleep_ns() const { return sleep_ns_; }
+
+  // Sends a finished message (Writer::finish) to `dest` on `tag`.
+  void send(int dest, Tag tag, Bytes bytes);
+  void send_shared(int dest, Tag tag, const SharedBytes& bytes);
+  // Sends `n` raw bytes that stay valid for the life of the runtime (a page
+  // of the shared region), without copying them.
+  void send_page(int dest, const void* data, size_t n);
+
+  // Receives one waiting message on `tag`, if any.
+  bool try_receive(Tag tag, Incoming* out);
+  // Completes finished sends; returns true if any finished.
+  bool progress_sends();
+  bool sends_pending();
+
+  // Polls `done` until it returns true, progressing sends in between; spins
+  // first, then sleeps on `role`'s wake-up word. `what` and `from` describe
+  // the wait for the timeout report.
+  void wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from);
+
+  // Application thread only: waits for the next reply, which must be of
+  // type `expected` from `from` (-1: any rank). A different reply means the
+  // protocol broke, which is reported and ends the job.
+  Incoming await_reply(MsgType expected, int from, const char* what);
+
+  // Next per-process sequence number for an outgoing header.
+  uint32_t next_seq() { return seq_.fetch_add(1, std::memory_order_relaxed); }
+
+  TrafficCounters& sent() { return sent_; }
+  TrafficCounters& received() { return received_; }
+
+  // Extra text appended to timeout reports (the lock stack, set by the runtime).
+  void set_wait_context(std::function<std::string()> context) { wait_context_ = std::move(context); }
+
+ private:
+  void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
+  void count_sent(Tag tag, const void* data, size_t n);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  Wakeup wakeup_;
+  uint64_t spin_ns_ = 50000;
+  uint64_t sleep_ns_ = 20000000;
+  double timeout_s_ = 0;
+  std::atomic<uint32_t> seq_{0};
+
+  std::mutex outbox_mu_;
+  std::vector<MPI_Request> outbox_requests_;
+  std::vector<SharedBytes> outbox_buffers_;
+
+  TrafficCounters sent_;
+  TrafficCounters received_;
+  std::function<std::string()> wait_context_;
+};
+
+}  // namespace scopedsm

@@ -1,0 +1,82 @@
+#include "transport/wire.h"
+
+namespace scopedsm {
+
+const char* msg_type_name(MsgType type) {
+  switch (type) {
+    case MsgType::kGetPage: return "GETP";
+    case MsgType::kDiff: return "DIFF";
+    case MsgType::kDiffAck: return "DIFFGRANT";
+    case MsgType::kAcquire: return "ACQ";
+    case MsgType::kAcquireGrant: return "ACQGRANT";
+    case MsgType::kRelease: return "REL";
+    case MsgType::kBarrier: return "BARR";
+    case MsgType::kBarrierGrant: return "BARRGRANT";
+    case MsgType::kWait: return "WAIT";
+    case MsgType::kWaitGrant: return "WAITGRANT";
+    case MsgType::kCvSet: return "SETCV";
+    case MsgType::kCvReset: return "RESETCV";
+    case MsgType::kCvWait: return "WAITCV";
+    case MsgType::kCvGrant: return "CVGRANT";
+    case MsgType::kCollective: return "COLL";
+    case MsgType::kCollectiveDone: return "COLLGRANT";
+    case MsgType::kHomeClaim: return "HOMECLAIM";
+    case MsgType::kHomeIs: return "HOMEIS";
+    case MsgType::kStats: return "STAT";
+    case MsgType::kShutdown: return "SHUTDOWN";
+    case MsgType::kCount: break;
+  }
+  return "?";
+}
+
+Writer::Writer(MsgType type) {
+  buf_.resize(sizeof(MsgHeader));
+  MsgHeader h{kMagic, static_cast<uint16_t>(type), 0, 0};
+  std::memcpy(buf_.data(), &h, sizeof h);
+}
+
+void Writer::put_bytes(const void* data, size_t n) {
+  size_t at = buf_.size();
+  buf_.resize(at + n);
+  if (n > 0) std::memcpy(buf_.data() + at, data, n);
+}
+
+size_t Writer::reserve_u32() {
+  size_t at = buf_.size();
+  put<uint32_t>(0);
+  return at;
+}
+
+void Writer::patch_u32(size_t offset, uint32_t value) {
+  std::memcpy(buf_.data() + offset, &value, sizeof value);
+}
+
+std::vector<std::byte> Writer::finish(uint32_t seq) {
+  MsgHeader h;
+  std::memcpy(&h, buf_.data(), sizeof h);
+  h.payload_bytes = static_cast<uint32_t>(buf_.size() - sizeof(MsgHeader));
+  h.seq = seq;
+  std::memcpy(buf_.data(), &h, sizeof h);
+  return std::move(buf_);
+}
+
+Status Reader::open(MsgType* type) {
+  MsgHeader h;
+  if (size_ < sizeof h) return Status::Error("message shorter than its header");
+  std::memcpy(&h, data_, sizeof h);
+  if (h.magic != kMagic) return Status::Error("bad magic number");
+  if (h.type == 0 || h.type >= static_cast<uint16_t>(MsgType::kCount)) return Status::Error("unknown message type");
+  if (h.payload_bytes != size_ - sizeof h) return Status::Error("payload length does not match the message size");
+  pos_ = sizeof h;
+  *type = static_cast<MsgType>(h.type);
+  return Status::Ok();
+}
+
+Status Reader::get_bytes(size_t n, const std::byte** out) {
+  if (size_ - pos_ < n) return Status::Error("message truncated");
+  *out = data_ + pos_;
+  pos_ += n;
+  return Status::Ok();
+}
+
+}  // namespace scopedsm
