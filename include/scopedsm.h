@@ -82,6 +82,21 @@ void scopedsm_stats_start(void);
 void scopedsm_stats_stop(void);
 size_t scopedsm_stats_json(char *buf, size_t len);
 
+/* The library version, e.g. "0.1.0". */
+const char *scopedsm_version(void);
+/* Describes the build (version, compiler, MPI library) and the configuration
+ * that the SCOPEDSM_* environment variables select, one "key: value" per
+ * line, without initializing anything. Writes at most len bytes including
+ * the NUL; returns 0, or -1 if the configuration is invalid (the text then
+ * says which variable and why). */
+int scopedsm_describe(char *buf, size_t len);
+
+/* Makes [addr, addr+len) of shared memory accessible (for writing if
+ * for_write) without faults, for handing it to the kernel (read(), write())
+ * or to MPI, which cannot take ScopeDSM's page faults. Addresses outside the
+ * shared region are ignored. */
+void scopedsm_prepare(const void *addr, size_t len, int for_write);
+
 /* Fatal error: prints "scopedsm: rank R: <message>" and ends every process
  * with a non-zero status. */
 void scopedsm_fatal(const char *fmt, ...)

@@ -1,6 +1,9 @@
 // The C API (scopedsm.h): argument checks and forwarding to the runtime.
 
+#include <mpi.h>
+
 #include <cstdarg>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -103,6 +106,46 @@ size_t scopedsm_stats_json(char* buf, size_t len) {
     buf[n] = '\0';
   }
   return j.size();
+}
+
+const char* scopedsm_version(void) { return SCOPEDSM_VERSION; }
+
+int scopedsm_describe(char* buf, size_t len) {
+  std::string out = std::string("version: ") + SCOPEDSM_VERSION + "\ncompiler: " + __VERSION__ + "\n";
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int n = 0;
+  MPI_Get_library_version(lib, &n);
+  std::string libs(lib, static_cast<size_t>(n));
+  while (!libs.empty() && (libs.back() == '\n' || libs.back() == ' ')) libs.pop_back();
+  for (auto& c : libs)
+    if (c == '\n') c = ' ';
+  out += "mpi_library: " + libs + "\n";
+  int major = 0, minor = 0;
+  MPI_Get_version(&major, &minor);
+  out += "mpi_standard: " + std::to_string(major) + "." + std::to_string(minor) + "\n";
+  scopedsm::Config cfg;
+  scopedsm::Status st = scopedsm::parse_config(scopedsm::process_environment(), &cfg);
+  int rc = 0;
+  if (st.ok()) {
+    out += "config: " + scopedsm::describe_config(cfg) + "\n";
+  } else {
+    out += "config_error: " + st.message() + "\n";
+    rc = -1;
+  }
+  for (const auto& v : scopedsm::config_variables()) {
+    const char* set = std::getenv(v.name);
+    out += std::string("variable: ") + v.name + "=" + (set ? set : std::string("(default ") + v.default_text + ")") + "\n";
+  }
+  if (len > 0) {
+    size_t c = out.size() < len - 1 ? out.size() : len - 1;
+    std::memcpy(buf, out.data(), c);
+    buf[c] = '\0';
+  }
+  return rc;
+}
+
+void scopedsm_prepare(const void* addr, size_t len, int for_write) {
+  Runtime::require_running("scopedsm_prepare").prepare(addr, len, for_write != 0);
 }
 
 void scopedsm_fatal(const char* fmt, ...) {

@@ -129,6 +129,18 @@ size_t scopedsm_stats_json(char* buf, size_t len) {
   }
   return n;
 }
+const char* scopedsm_version(void) { return "sequential"; }
+int scopedsm_describe(char* buf, size_t len) {
+  const char* s = "version: sequential build (no MPI)\n";
+  size_t n = std::strlen(s);
+  if (len > 0) {
+    size_t c = n < len - 1 ? n : len - 1;
+    std::memcpy(buf, s, c);
+    buf[c] = '\0';
+  }
+  return 0;
+}
+void scopedsm_prepare(const void*, size_t, int) {}
 void scopedsm_fatal(const char* fmt, ...) {
   std::fprintf(stderr, "scopedsm: rank 0: ");
   va_list ap;

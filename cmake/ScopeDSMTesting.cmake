@@ -1,0 +1,52 @@
+# Helpers for tests that run under an MPI launcher.
+#
+#   scopedsm_add_mpi_test(NAME <name> NP <n> COMMAND <exe> [args...]
+#                         [ENV VAR=value ...] [TIMEOUT <s>] [WILL_FAIL] [PASS_REGEX <re>])
+#
+# Runs COMMAND on NP processes through MPIEXEC_EXECUTABLE, oversubscribed
+# (the CI machine has 2 cores and tests use up to 4 processes) and allowed to
+# run as root (CI runs as root).
+
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _scopedsm_mpiexec_version
+                ERROR_VARIABLE _scopedsm_mpiexec_version)
+if(_scopedsm_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  set(SCOPEDSM_MPIEXEC_FLAGS --oversubscribe --bind-to none)
+  set(SCOPEDSM_MPI_VENDOR "Open MPI")
+else()
+  set(SCOPEDSM_MPIEXEC_FLAGS "")
+  set(SCOPEDSM_MPI_VENDOR "MPICH-compatible")
+endif()
+
+set(SCOPEDSM_TEST_ENV
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  OMPI_MCA_rmaps_base_oversubscribe=1
+  SCOPEDSM_SUMMARY=off SCOPEDSM_TIMEOUT=60)
+
+function(scopedsm_add_mpi_test)
+  cmake_parse_arguments(T "WILL_FAIL" "NAME;NP;TIMEOUT;PASS_REGEX" "COMMAND;ENV;LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  add_test(NAME ${T_NAME}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_NP} ${SCOPEDSM_MPIEXEC_FLAGS} ${T_COMMAND})
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${SCOPEDSM_TEST_ENV};${T_ENV}"
+                       PROCESSORS 2)
+  if(T_WILL_FAIL)
+    set_tests_properties(${T_NAME} PROPERTIES WILL_FAIL TRUE)
+  endif()
+  if(T_PASS_REGEX)
+    set_tests_properties(${T_NAME} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+  endif()
+  if(T_LABELS)
+    set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
+  endif()
+endfunction()
+
+# The same test at 1, 2 and 4 processes: <name>.np1, .np2, .np4.
+function(scopedsm_add_mpi_test_matrix)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;ENV;LABELS" ${ARGN})
+  foreach(np 1 2 4)
+    scopedsm_add_mpi_test(NAME ${T_NAME}.np${np} NP ${np} COMMAND ${T_COMMAND} ENV ${T_ENV} TIMEOUT ${T_TIMEOUT}
+                          LABELS ${T_LABELS})
+  endforeach()
+endfunction()

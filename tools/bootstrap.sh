@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what building and testing ScopeDSM needs, on Debian or Ubuntu, if
+# it is missing: a C/C++ compiler, CMake, Ninja, Open MPI, GoogleTest,
+# Python 3 with matplotlib (reports), and clang (fuzzing). Safe to re-run.
+set -euo pipefail
+
+need=()
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v mpicc >/dev/null 2>&1 || need+=(openmpi-bin libopenmpi-dev)
+[ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev googletest)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -c 'import matplotlib' >/dev/null 2>&1 || need+=(python3-matplotlib)
+command -v clang >/dev/null 2>&1 || need+=(clang libclang-rt-14-dev)
+command -v git >/dev/null 2>&1 || need+=(git)
+
+if ((${#need[@]})); then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  echo "bootstrap: installing ${need[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
