@@ -1,0 +1,24 @@
+#!@SCOPEDSM_TOOLS_PYTHON@
+"""scopedsm: run, inspect, benchmark and report on ScopeDSM programs.
+
+This file is a template: CMake writes the configured copy, with this build's
+paths and MPI launcher, to <build>/bin/scopedsm (and installs it). The work
+is done by the scopedsm_tools package beside this file.
+"""
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+
+PYTHON_DIR = "@SCOPEDSM_TOOLS_PYTHON_DIR@"
+BUILD_JSON = "@SCOPEDSM_TOOLS_BUILD_JSON@"
+
+if PYTHON_DIR.startswith("@"):
+    sys.exit("scopedsm: this is the unconfigured template tools/scopedsm.py; "
+             "build ScopeDSM and run <build>/bin/scopedsm")
+sys.path.insert(0, PYTHON_DIR)
+from scopedsm_tools import cli  # noqa: E402
+
+try:
+    sys.exit(cli.main(sys.argv[1:], BUILD_JSON))
+except KeyboardInterrupt:
+    sys.exit(130)

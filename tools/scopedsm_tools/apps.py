@@ -1,0 +1,150 @@
+"""Finding the application binaries of a build and the options that select
+their problem sizes.
+
+Binaries: every ELF executable under <build>/apps named <app>, <app>_seq,
+<app>_mpi or <app>_omp (variants dsm, seq, mpi, omp).
+
+Sizes, first source that has one:
+  test size       SIZES below, else the arguments of the app's own CTest test
+                  (ctest --show-only=json-v1 -L apps), else the app's defaults
+  benchmark size  SIZES below, else the "benchmark N" hints in the app's -h
+                  text (e.g. "-n  points per side (default 256; benchmark 2048)"),
+                  else the app's defaults
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+VARIANT_SUFFIXES = {"_seq": "seq", "_mpi": "mpi", "_omp": "omp"}
+
+# Known sizes. An app not listed here still runs (see the module comment).
+SIZES = {
+    "sor": {"test": ["-n", "128", "-i", "10"], "bench": ["-n", "2048", "-i", "100"]},
+}
+
+# The option of the threads variants that sets the thread count.
+THREADS_OPTION = "-t"
+
+
+def _is_elf_executable(path):
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def split_variant(name):
+    """('sor', 'mpi') for 'sor_mpi'; ('sor', 'dsm') for 'sor'."""
+    for suffix, variant in VARIANT_SUFFIXES.items():
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[:-len(suffix)], variant
+    return name, "dsm"
+
+
+def discover(apps_dir):
+    """{app: {variant: path}} for every app that has a DSM build under apps_dir."""
+    found = {}
+    if not apps_dir or not os.path.isdir(apps_dir):
+        return {}
+    for root, dirs, files in os.walk(apps_dir):
+        dirs[:] = [d for d in dirs if d != "CMakeFiles" and not d.startswith(".")]
+        for name in files:
+            if "." in name:
+                continue
+            path = os.path.join(root, name)
+            if not _is_elf_executable(path):
+                continue
+            app, variant = split_variant(name)
+            found.setdefault(app, {}).setdefault(variant, path)
+    return {app: v for app, v in sorted(found.items()) if "dsm" in v}
+
+
+def ctest_test_args(build_dir, binaries, timeout=60):
+    """{binary path: args} from the CTest tests labelled `apps` of a build,
+    for the binaries (absolute paths) given."""
+    ctest = shutil.which("ctest")
+    if not ctest or not build_dir or not os.path.isdir(build_dir):
+        return {}
+    try:
+        out = subprocess.run([ctest, "--test-dir", build_dir, "--show-only=json-v1", "-L", "apps"],
+                             capture_output=True, text=True, timeout=timeout, check=False,
+                             stdin=subprocess.DEVNULL)
+        data = json.loads(out.stdout)
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return {}
+    return args_from_ctest_json(data, binaries)
+
+
+def args_from_ctest_json(data, binaries):
+    """The arguments after each of `binaries` in CTest's JSON test list (first test wins)."""
+    wanted = {os.path.realpath(b): b for b in binaries}
+    found = {}
+    for test in data.get("tests", []) if isinstance(data, dict) else []:
+        command = test.get("command") or []
+        for i, word in enumerate(command):
+            key = os.path.realpath(str(word)) if os.path.isabs(str(word)) else None
+            if key in wanted:
+                found.setdefault(wanted[key], [str(a) for a in command[i + 1:]])
+                break
+    return found
+
+
+BENCH_HINT = re.compile(r"^\s*(-[A-Za-z])\s.*?\bbenchmark\s+([^\s;,)]+)")
+
+
+def bench_args_from_usage(text):
+    """Options with their benchmark values, from usage text such as
+    '  -n  interior points (default 256; benchmark 2048)'."""
+    args = []
+    for line in text.splitlines():
+        m = BENCH_HINT.match(line)
+        if m:
+            args += [m.group(1), m.group(2)]
+    return args
+
+
+def usage_text(binary, timeout=20):
+    try:
+        out = subprocess.run([binary, "-h"], capture_output=True, text=True, timeout=timeout, check=False,
+                             stdin=subprocess.DEVNULL)
+        return out.stdout + out.stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def size_args(app, variants, mode, ctest_args):
+    """(args, where they came from) selecting `mode` ('test' or 'bench') size for `app`."""
+    known = SIZES.get(app, {}).get(mode)
+    if known is not None:
+        return list(known), "table"
+    if mode == "test":
+        for variant in ("seq", "dsm"):
+            path = variants.get(variant)
+            if path in ctest_args:
+                return list(ctest_args[path]), "ctest"
+        return [], "defaults"
+    binary = variants.get("seq") or variants.get("dsm")
+    hinted = bench_args_from_usage(usage_text(binary)) if binary else []
+    if hinted:
+        return hinted, "usage"
+    return [], "defaults"
+
+
+def with_threads(args, threads):
+    """`args` with the thread-count option set to `threads` (for *_omp)."""
+    out = []
+    skip = False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a == THREADS_OPTION and i + 1 < len(args):
+            skip = True
+            continue
+        out.append(a)
+    return out + [THREADS_OPTION, str(threads)]

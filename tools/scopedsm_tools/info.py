@@ -1,0 +1,120 @@
+"""`scopedsm info`: the build, the MPI library and launcher, and the
+configuration the SCOPEDSM_* environment variables select.
+
+The runtime's part comes from the scopedsm-info helper (scopedsm_describe()
+of the library itself, so it reports the MPI library actually linked and
+validates the variables with the runtime's own parser)."""
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+from . import launch
+
+
+def parse_describe(text):
+    """scopedsm_describe() output as (fields, variables): fields maps each
+    "key: value" key to its value; variables is a list of (name, value, is_default)."""
+    fields = {}
+    variables = []
+    for line in text.splitlines():
+        key, sep, value = line.partition(": ")
+        if not sep:
+            continue
+        if key == "variable":
+            name, _, val = value.partition("=")
+            is_default = val.startswith("(default ")
+            if is_default:
+                val = val[len("(default "):-1] if val.endswith(")") else val[len("(default "):]
+            variables.append((name, val, is_default))
+        else:
+            fields[key] = value
+    return fields, variables
+
+
+def run_helper(config):
+    """(exit code, stdout) of the scopedsm-info helper; raises OSError if it cannot run."""
+    helper = config.get("info_helper")
+    if not helper or not os.path.isfile(helper):
+        raise OSError(f"the helper scopedsm-info is missing (expected at {helper or '?'}); "
+                      "build the 'scopedsm-info' target (cmake --build <build>)")
+    out = subprocess.run([helper], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                         check=False)
+    if out.returncode not in (0, 1):
+        raise OSError(f"{helper} failed with status {out.returncode}: {out.stderr.strip()}")
+    return out.returncode, out.stdout
+
+
+def launch_preview(config, nprocs=4):
+    """(launcher, vendor, command) of `scopedsm run -n nprocs`, or (None, None, why it cannot)."""
+    try:
+        launcher = launch.find_launcher(config.get("mpiexec"))
+    except launch.LaunchError as e:
+        return None, None, str(e)
+    vendor = launch.detect_vendor(launcher, config.get("mpiexec"), config.get("mpi_vendor"))
+    cmd = launch.launch_command(vendor, launcher, nprocs, "PROGRAM", [])
+    return launcher, vendor, " ".join(shlex.quote(c) for c in cmd)
+
+
+def main(argv, config):
+    as_json = False
+    for a in argv:
+        if a == "--json":
+            as_json = True
+        elif a in ("-h", "--help"):
+            print("usage: scopedsm info [--json]\n\nPrints the build, the MPI library and launcher, and the "
+                  "configuration that the SCOPEDSM_* environment variables select.\nExits 1 if one of them "
+                  "is invalid.")
+            return 0
+        else:
+            print(f"scopedsm info: unknown argument '{a}' (usage: scopedsm info [--json])", file=sys.stderr)
+            return 2
+    try:
+        rc, text = run_helper(config)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print(f"scopedsm info: {e}", file=sys.stderr)
+        return 2
+    fields, variables = parse_describe(text)
+    launcher, vendor, preview = launch_preview(config)
+    if as_json:
+        print(json.dumps({"describe": fields, "variables": [
+            {"name": n, "value": v, "default": d} for n, v, d in variables],
+            "launcher": {"path": launcher, "vendor": vendor, "command": preview}, "build": config}, indent=2))
+    else:
+        print_text(config, fields, variables, launcher, vendor, preview)
+    if rc != 0:
+        problem = fields.get("config_error", "a SCOPEDSM_* variable is invalid")
+        print(f"scopedsm info: invalid configuration: {problem}; fix or unset that variable", file=sys.stderr)
+        return 1
+    return 0
+
+
+def print_text(config, fields, variables, launcher, vendor, preview):
+    def row(key, value):
+        print(f"  {key + ':':<18} {value}")
+
+    print(f"ScopeDSM {fields.get('version', config.get('version'))}")
+    row("build", f"{config.get('tree')} {config.get('build_type') or ''}".strip())
+    row("built with", fields.get("compiler", "?"))
+    row("headers", " ".join(config.get("include_dirs", [])))
+    row("library", config.get("lib_dir"))
+    row("sequential lib", config.get("seq_lib_dir"))
+    row("tools", config.get("bin_dir"))
+    row("C compiler", f"{config.get('c_compiler')} (scopedsm-cc; legacy C flags: "
+        f"{' '.join(config.get('c_legacy_flags', [])) or 'none'})")
+    row("C++ compiler", f"{config.get('cxx_compiler')} (scopedsm-c++)")
+    if config.get("apps_dir"):
+        row("applications", config.get("apps_dir"))
+    print("MPI")
+    print(f"  {'MPI library:':<18} {fields.get('mpi_library', '?')}")
+    row("MPI standard", fields.get("mpi_standard", "?"))
+    row("launcher", f"{launcher} ({vendor})" if launcher else "none")
+    row("run -n 4 starts", preview)
+    print("Configuration (SCOPEDSM_* environment variables)")
+    if "config" in fields:
+        row("effective", fields["config"])
+    if "config_error" in fields:
+        row("INVALID", fields["config_error"])
+    for name, value, is_default in variables:
+        print(f"  {name:<22} {value}{'  (default)' if is_default else ''}")

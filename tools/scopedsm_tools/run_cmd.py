@@ -1,0 +1,165 @@
+"""`scopedsm run`: start a program on N local processes with the launcher the
+build was configured with. The exit status is the job's."""
+import os
+import shlex
+import subprocess
+import sys
+
+from . import launch
+
+USAGE = """usage: scopedsm run -n N [options] program [args...]
+
+Runs program on N processes of this machine (no host file needed), through
+the MPI launcher ScopeDSM was built with. SCOPEDSM_* variables of the
+environment reach every process. The exit status is the job's.
+
+options:
+  -n, --np N          number of processes (at least 1)
+  --stats FILE        write every process's statistics as JSON to FILE
+                      (sets SCOPEDSM_STATS_FILE)
+  --quiet             no statistics table at exit (SCOPEDSM_SUMMARY=off)
+  --timeout SECONDS   longest single wait before the job reports a hang
+                      (SCOPEDSM_TIMEOUT)
+  -x, --env VAR=VALUE set an environment variable for the processes
+  --launcher-arg ARG  pass ARG to the MPI launcher (repeatable)
+  --dry-run           print the launch command instead of running it
+  -h, --help          this text
+
+environment: SCOPEDSM_MPIEXEC=path overrides the MPI launcher.
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_args(argv):
+    """Options up to the program name; everything after belongs to the program."""
+    opts = {"nprocs": None, "env": {}, "launcher_args": [], "dry_run": False, "help": False,
+            "program": None, "args": []}
+
+    def value(i, name):
+        if i + 1 >= len(argv):
+            raise UsageError(f"option {name} needs a value")
+        return argv[i + 1]
+
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-h", "--help"):
+            opts["help"] = True
+            return opts
+        if a == "--":
+            i += 1
+            break
+        if not a.startswith("-") or a == "-":
+            break
+        name, eq, inline = a.partition("=")
+        if name in ("-n", "--np", "-np") or (a.startswith("-n") and a[2:].isdigit()):
+            if a.startswith("-n") and a[2:].isdigit():
+                text, step = a[2:], 1
+            elif eq:
+                text, step = inline, 1
+            else:
+                text, step = value(i, name), 2
+            try:
+                opts["nprocs"] = int(text)
+            except ValueError:
+                raise UsageError(f"the process count must be a whole number, not '{text}'") from None
+            i += step
+            continue
+        takes_value = {"--stats", "--timeout", "-x", "--env", "--launcher-arg"}
+        if name in takes_value:
+            if eq and name != "-x":
+                v, step = inline, 1
+            else:
+                v, step = value(i, name), 2
+            if name == "--stats":
+                opts["env"]["SCOPEDSM_STATS_FILE"] = os.path.abspath(v)
+            elif name == "--timeout":
+                opts["env"]["SCOPEDSM_TIMEOUT"] = v
+            elif name in ("-x", "--env"):
+                var, has_eq, val = v.partition("=")
+                if not has_eq or not var:
+                    raise UsageError(f"{name} takes VAR=VALUE, not '{v}'")
+                opts["env"][var] = val
+            else:
+                opts["launcher_args"].append(v)
+            i += step
+            continue
+        if a == "--quiet":
+            opts["env"]["SCOPEDSM_SUMMARY"] = "off"
+        elif a == "--dry-run":
+            opts["dry_run"] = True
+        else:
+            raise UsageError(f"unknown option '{a}' (options go before the program name; see scopedsm run --help)")
+        i += 1
+    if i < len(argv):
+        opts["program"] = argv[i]
+        opts["args"] = argv[i + 1:]
+    return opts
+
+
+def check_configuration(config, env):
+    """The runtime's own verdict on the SCOPEDSM_* variables, or None if valid
+    (or if the info helper is missing, in which case the job will say)."""
+    helper = config.get("info_helper")
+    if not helper or not os.access(helper, os.X_OK):
+        return None
+    try:
+        out = subprocess.run([helper], capture_output=True, text=True, env=env, timeout=30,
+                             stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode == 1:
+        for line in out.stdout.splitlines():
+            if line.startswith("config_error:"):
+                return line.split(":", 1)[1].strip()
+        return "invalid SCOPEDSM_* configuration"
+    return None
+
+
+def main(argv, config):
+    try:
+        opts = parse_args(argv)
+        if opts["help"]:
+            print(USAGE, end="")
+            return 0
+        if opts["nprocs"] is None:
+            raise UsageError("missing -n N (the number of processes)")
+        if opts["nprocs"] < 1:
+            raise UsageError(f"the process count must be at least 1, not {opts['nprocs']}")
+        if opts["program"] is None:
+            raise UsageError("missing the program to run (scopedsm run -n N program [args...])")
+    except UsageError as e:
+        print(f"scopedsm run: {e}", file=sys.stderr)
+        print("usage: scopedsm run -n N [options] program [args...]  (scopedsm run --help for more)",
+              file=sys.stderr)
+        return 2
+    try:
+        launcher = launch.find_launcher(config.get("mpiexec"))
+        program = launch.resolve_program(opts["program"])
+    except launch.LaunchError as e:
+        print(f"scopedsm run: {e}", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    env.update(opts["env"])
+    vendor = launch.detect_vendor(launcher, config.get("mpiexec"), config.get("mpi_vendor"))
+    cmd = launch.launch_command(vendor, launcher, opts["nprocs"], program, opts["args"],
+                                env_names=launch.scopedsm_env_names(env),
+                                extra_launcher_args=opts["launcher_args"])
+    if opts["dry_run"]:
+        print(" ".join(shlex.quote(c) for c in cmd))
+        return 0
+    problem = check_configuration(config, env)
+    if problem:
+        print(f"scopedsm run: {problem}; fix or unset the variable (scopedsm info lists them all)",
+              file=sys.stderr)
+        return 2
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execve(launcher, cmd, env)
+    except OSError as e:
+        print(f"scopedsm run: cannot start the launcher {launcher}: {e.strerror}", file=sys.stderr)
+        return 127
