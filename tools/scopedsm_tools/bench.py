@@ -124,24 +124,32 @@ def progress_line(i, total, rec, speedup):
 
 
 def summarize(runs, baselines):
-    """One entry per (app, variant, config, procs): median/min/max over repetitions."""
+    """One entry per (app, variant, config, procs): median/min/max over
+    repetitions. Apps without a baseline get one from their ok seq runs."""
+    baselines = dict(baselines)
+    for app in {r.get("app") for r in runs} - set(baselines):
+        base = results.spread([r.get("time_s") for r in runs
+                               if r.get("app") == app and r.get("variant") == "seq" and r.get("ok")])
+        if base:
+            baselines[app] = base["median"]
     groups = {}
     for r in runs:
-        groups.setdefault((r["app"], r["variant"], r["config"], r["procs"]), []).append(r)
+        key = (r.get("app"), r.get("variant"), r.get("config", "default"), r.get("procs"))
+        groups.setdefault(key, []).append(r)
     summary = []
     for (app, variant, config, procs), rs in groups.items():
-        ok = [r for r in rs if r["ok"]]
+        ok = [r for r in rs if r.get("ok") and isinstance(r.get("time_s"), (int, float))]
         times = results.spread([r["time_s"] for r in ok])
         entry = {"app": app, "variant": variant, "config": config, "procs": procs, "size": rs[0].get("size"),
-                 "reps": len(rs), "ok": len(ok) == len(rs), "verified": all(r["verified"] for r in rs),
-                 "time_s": times, "wall_s": results.spread([r["wall_s"] for r in ok]), "speedup": None,
-                 "stats_run": None}
+                 "reps": len(rs), "ok": all(r.get("ok") for r in rs),
+                 "verified": all(r.get("verified") for r in rs), "time_s": times,
+                 "wall_s": results.spread([r.get("wall_s") for r in ok]), "speedup": None, "stats_run": None}
         base = baselines.get(app)
-        if times and base:
-            entry["speedup"] = base / times["median"] if times["median"] > 0 else None
+        if times and base and times["median"] > 0:
+            entry["speedup"] = base / times["median"]
         if times:
             median_run = min(ok, key=lambda r: abs(r["time_s"] - times["median"]))
-            entry["stats_run"] = runs.index(median_run)
+            entry["stats_run"] = next(i for i, r in enumerate(runs) if r is median_run)
         summary.append(entry)
     return summary
 

@@ -1,0 +1,126 @@
+"""The PNG plots of `scopedsm report` (matplotlib, Agg backend). Without
+matplotlib the report still has its tables, and says so."""
+import os
+
+from . import results
+
+# Colours of the JIAJIA categories, in results.TIME_CATEGORIES order.
+CATEGORY_COLOURS = ["#4c72b0", "#dd8452", "#c44e52", "#8172b3", "#937860", "#55a868"]
+VARIANT_STYLES = {"dsm": "-", "mpi": "--", "omp": ":"}
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        return None
+
+
+def draw_all(out_dir, data):
+    """Draws what `data` has; returns (names of the PNGs written, notes for the reader)."""
+    plt = _pyplot()
+    if plt is None:
+        return [], ["matplotlib is not installed, so there are no plots (apt-get install python3-matplotlib, "
+                    "or pip install matplotlib)"]
+    drawn = []
+    for name, draw in (("speedup", speedup), ("breakdown", breakdown), ("traffic", traffic), ("micro", micro)):
+        path = os.path.join(out_dir, f"{name}.png")
+        if draw(plt, data[name if name != "traffic" else "breakdown"], path):
+            drawn.append(name)
+        elif os.path.exists(path):
+            os.remove(path)
+    return drawn, []
+
+
+def speedup(plt, speedup_data, path):
+    procs, rows = speedup_data
+    rows = [r for r in rows if any(s is not None for s in r[3])]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(procs, procs, color="grey", linewidth=0.8, label="ideal")
+    for app, variant, config, sp, _ in rows:
+        pts = [(p, s) for p, s in zip(procs, sp) if s is not None]
+        label = app if variant == "dsm" else f"{app} ({variant})"
+        if config not in ("default", None):
+            label += f" [{config}]"
+        ax.plot([p for p, _ in pts], [s for _, s in pts], marker="o", linestyle=VARIANT_STYLES.get(variant, "-."),
+                label=label)
+    ax.set_xlabel("processes")
+    ax.set_ylabel("speedup over the sequential build")
+    ax.set_xticks(procs)
+    ax.set_title("Speedup")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _labels(rows):
+    configs = {r["config"] for r in rows}
+    return [f"{r['app']}\nnp={r['procs']}" + (f"\n{r['config']}" if len(configs) > 1 else "") for r in rows]
+
+
+def breakdown(plt, rows, path):
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4.5))
+    x = range(len(rows))
+    bottom = [0.0] * len(rows)
+    for cat, colour in zip(results.TIME_CATEGORIES, CATEGORY_COLOURS):
+        vals = [r["time_s"][cat] for r in rows]
+        ax.bar(x, vals, bottom=bottom, color=colour, label=cat)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(_labels(rows), fontsize="small")
+    ax.set_ylabel("seconds (mean over processes)")
+    ax.set_title("Overhead breakdown (server runs beside the others)")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def traffic(plt, rows, path):
+    if not rows:
+        return False
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(6, 0.7 * len(rows) + 2), 6), sharex=True)
+    x = list(range(len(rows)))
+    top.bar(x, [r["messages"] for r in rows], color="#4c72b0")
+    top.set_ylabel("messages sent")
+    bottom.bar(x, [r["bytes"] / 1024.0 for r in rows], color="#dd8452")
+    bottom.set_ylabel("KiB sent")
+    bottom.set_xticks(x)
+    bottom.set_xticklabels(_labels(rows), fontsize="small")
+    top.set_title("Messages and bytes, all processes")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def micro(plt, rows, path):
+    rows = [r for r in rows if r["ratio"] is not None]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(7, max(3, 0.4 * len(rows) + 1.5)))
+    y = list(range(len(rows)))
+    ax.barh(y, [r["ratio"] for r in rows], color="#55a868")
+    for i, r in enumerate(rows):
+        if isinstance(r["target"], (int, float)) and r["target"] > 0:
+            ax.plot([r["target"]], [i], marker="|", color="#c44e52", markersize=14)
+    ax.axvline(1.0, color="grey", linewidth=0.8)
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{r['name']} (np={r['procs']})" for r in rows], fontsize="small")
+    ax.set_xlabel("median / baseline median (red mark: target)")
+    ax.set_title("Micro-benchmarks against their baselines")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True

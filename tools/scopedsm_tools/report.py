@@ -1,0 +1,233 @@
+"""`scopedsm report FILE.json... [-o DIR]`: Markdown tables and PNG plots.
+
+Reads `scopedsm bench` JSON files, and also micro-benchmark output (one JSON
+object per line, or a JSON array of them) and runtime statistics files
+(SCOPEDSM_STATS_FILE). Whatever is missing is left out of the report.
+Writes DIR/report.md and, with matplotlib, DIR/speedup.png, breakdown.png,
+traffic.png and micro.png.
+"""
+import argparse
+import json
+import os
+import sys
+
+from . import bench, plots, results
+
+
+class ReportError(Exception):
+    pass
+
+
+def load_inputs(paths):
+    """Merges the inputs into {"runs", "summary", "micro", "sources", "failures"}."""
+    merged = {"runs": [], "summary": [], "micro": [], "sources": []}
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise ReportError(f"cannot read {path}: {e.strerror}") from e
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = results.parse_json_objects(text)
+            if not data:
+                raise ReportError(f"{path} is neither JSON nor JSON lines; give a scopedsm bench result, "
+                                  "micro-benchmark output or a statistics file") from None
+        add_document(merged, data, path)
+    return merged
+
+
+def add_document(merged, data, path):
+    name = os.path.basename(path)
+    if isinstance(data, dict) and "runs" in data:
+        offset = len(merged["runs"])
+        runs = [r for r in data.get("runs", []) if isinstance(r, dict)]
+        merged["runs"] += runs
+        summary = data.get("summary")
+        if not isinstance(summary, list):
+            summary = bench.summarize(runs, data.get("baselines") or {})
+        for entry in summary:
+            if isinstance(entry, dict):
+                entry = dict(entry)
+                if isinstance(entry.get("stats_run"), int):
+                    entry["stats_run"] += offset
+                merged["summary"].append(entry)
+        for m in data.get("micro") or []:
+            if isinstance(m, dict):
+                merged["micro"] += [dict(o, program=m.get("program")) for o in m.get("results", [])
+                                    if isinstance(o, dict)]
+        merged["sources"].append({"file": name, "mode": data.get("mode"), "created": data.get("created"),
+                                  "host": data.get("host"), "build": data.get("build")})
+    elif isinstance(data, dict) and "ranks" in data:
+        run = {"app": name, "variant": "dsm", "procs": data.get("processes") or len(data["ranks"]),
+               "config": "stats file", "ok": True, "verified": None, "time_s": None, "stats": data}
+        merged["runs"].append(run)
+        merged["summary"].append({"app": name, "variant": "dsm", "config": "stats file", "procs": run["procs"],
+                                  "ok": True, "time_s": None, "stats_run": len(merged["runs"]) - 1})
+        merged["sources"].append({"file": name, "mode": "statistics"})
+    else:
+        objects = data if isinstance(data, list) else [data]
+        micro = [o for o in objects if isinstance(o, dict) and "median" in o]
+        if not micro:
+            raise ReportError(f"{path} has no bench runs, statistics or micro-benchmark results")
+        merged["micro"] += micro
+        merged["sources"].append({"file": name, "mode": "micro-benchmarks"})
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.{digits}g}" if abs(v) < 1e4 else f"{v:,.0f}"
+    return str(v)
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def stats_of(entry, runs):
+    i = entry.get("stats_run")
+    if isinstance(i, int) and 0 <= i < len(runs) and runs[i].get("stats"):
+        return runs[i]["stats"]
+    return None
+
+
+def speedup_rows(summary):
+    """(procs list, rows of app, variant, config, speedup per procs, time per procs)."""
+    procs = sorted({e["procs"] for e in summary if e.get("variant") != "seq" and isinstance(e.get("procs"), int)})
+    lines = {}
+    for e in summary:
+        if e.get("variant") == "seq":
+            continue
+        key = (e.get("app"), e.get("variant"), e.get("config"))
+        lines.setdefault(key, {})[e.get("procs")] = e
+    rows = []
+    for (app, variant, config), by_procs in sorted(lines.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        sp = [by_procs.get(p, {}).get("speedup") for p in procs]
+        times = [((by_procs.get(p) or {}).get("time_s") or {}).get("median") for p in procs]
+        rows.append((app, variant, config, sp, times))
+    return procs, rows
+
+
+def breakdown_rows(summary, runs):
+    rows = []
+    for e in summary:
+        stats = stats_of(e, runs)
+        if e.get("variant") != "dsm" or not stats:
+            continue
+        t = results.stats_totals(stats)
+        rows.append({"app": e.get("app"), "config": e.get("config"), "procs": e.get("procs"),
+                     "time_s": t["time_s"], "messages": t["messages"], "bytes": t["bytes"]})
+    return sorted(rows, key=lambda r: (str(r["app"]), str(r["config"]), r["procs"] or 0))
+
+
+def micro_rows(micro):
+    rows = []
+    for obj in micro:
+        parsed = results.micro_ratio(obj)
+        if parsed is None:
+            continue
+        name, median, base_median, ratio, unit = parsed
+        base = obj.get("baseline") if isinstance(obj.get("baseline"), dict) else {}
+        rows.append({"name": name, "procs": obj.get("procs"), "unit": unit, "median": median,
+                     "baseline": base.get("what"), "baseline_median": base_median, "ratio": ratio,
+                     "target": obj.get("target_ratio"), "meets": obj.get("meets_target")})
+    return rows
+
+
+def write_markdown(path, merged, pictures, notes):
+    summary, runs = merged["summary"], merged["runs"]
+    out = ["# ScopeDSM report", ""]
+    for s in merged["sources"]:
+        host = s.get("host") or {}
+        build = s.get("build") or {}
+        bits = [f"`{s['file']}`", s.get("mode") or "", s.get("created") or "",
+                f"{host.get('hostname', '')} ({host.get('cores', '?')} cores)" if host else "",
+                f"ScopeDSM {build.get('version')}, {build.get('mpi_vendor') or ''}" if build else ""]
+        out.append("- " + ", ".join(b for b in bits if b))
+    out.append("")
+    procs, srows = speedup_rows(summary)
+    if srows:
+        out += ["## Speedup over the sequential build", "",
+                "Median compute time of `<app>_seq` divided by the median compute time of the run.", ""]
+        out.append(table(["app", "variant", "config"] + [f"np={p}" for p in procs],
+                         [(a, v, c, *sp) for a, v, c, sp, _ in srows]))
+        out += ["", "## Compute time (s, median)", ""]
+        seq = {e.get("app"): (e.get("time_s") or {}).get("median") for e in summary if e.get("variant") == "seq"}
+        out.append(table(["app", "variant", "config", "seq"] + [f"np={p}" for p in procs],
+                         [(a, v, c, seq.get(a), *ts) for a, v, c, _, ts in srows]))
+        out.append("")
+        if "speedup" in pictures:
+            out += ["![speedup](speedup.png)", ""]
+    brows = breakdown_rows(summary, runs)
+    if brows:
+        out += ["## Overhead breakdown (s, mean over processes)", "",
+                "JIAJIA's categories: busy computing, data (page faults served), segv (fault entry/exit), "
+                "syn (locks, barriers), server (service thread, runs beside the others), diff.", ""]
+        out.append(table(["app", "config", "np"] + results.TIME_CATEGORIES,
+                         [(r["app"], r["config"], r["procs"], *[r["time_s"][c] for c in results.TIME_CATEGORIES])
+                          for r in brows]))
+        out.append("")
+        if "breakdown" in pictures:
+            out += ["![breakdown](breakdown.png)", ""]
+        out += ["## Messages and bytes sent (all processes)", ""]
+        out.append(table(["app", "config", "np", "messages", "KiB"],
+                         [(r["app"], r["config"], r["procs"], r["messages"], r["bytes"] / 1024.0) for r in brows]))
+        out.append("")
+        if "traffic" in pictures:
+            out += ["![traffic](traffic.png)", ""]
+    mrows = micro_rows(merged["micro"])
+    if mrows:
+        out += ["## Micro-benchmarks against their baselines", "",
+                "ratio = median / baseline median.", ""]
+        out.append(table(["benchmark", "np", "unit", "median", "baseline", "baseline median", "ratio", "target",
+                          "meets target"],
+                         [(r["name"], r["procs"], r["unit"], r["median"], r["baseline"], r["baseline_median"],
+                           r["ratio"], r["target"], r["meets"]) for r in mrows]))
+        out.append("")
+        if "micro" in pictures:
+            out += ["![micro](micro.png)", ""]
+    failed = [r for r in runs if r.get("ok") is False]
+    if failed:
+        out += ["## Failed runs", ""]
+        out += [f"- {r.get('app')} {r.get('variant')} np={r.get('procs')} [{r.get('config')}]: {r.get('error')}"
+                for r in failed]
+        out.append("")
+    if not (srows or brows or mrows):
+        out += ["No speedups, statistics or micro-benchmark results were found in the input.", ""]
+    out += [f"_{n}_" for n in notes]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out).rstrip() + "\n")
+
+
+def main(argv, config):
+    p = argparse.ArgumentParser(prog="scopedsm report", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="+", metavar="FILE.json")
+    p.add_argument("-o", "--out-dir", help="output directory (default: FILE-report beside the first input)")
+    opts = p.parse_args(argv)
+    out_dir = opts.out_dir or os.path.splitext(opts.inputs[0])[0] + "-report"
+    try:
+        merged = load_inputs(opts.inputs)
+        os.makedirs(out_dir, exist_ok=True)
+    except ReportError as e:
+        print(f"scopedsm report: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"scopedsm report: cannot create {out_dir}: {e.strerror}", file=sys.stderr)
+        return 2
+    procs, srows = speedup_rows(merged["summary"])
+    data = {"speedup": (procs, srows), "breakdown": breakdown_rows(merged["summary"], merged["runs"]),
+            "micro": micro_rows(merged["micro"])}
+    pictures, notes = plots.draw_all(out_dir, data)
+    md = os.path.join(out_dir, "report.md")
+    write_markdown(md, merged, pictures, notes)
+    for n in notes:
+        print(f"scopedsm report: {n}", file=sys.stderr)
+    written = [md] + [os.path.join(out_dir, f"{name}.png") for name in pictures]
+    print("scopedsm report: wrote " + ", ".join(written))
+    return 0

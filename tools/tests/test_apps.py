@@ -1,0 +1,59 @@
+"""Unit tests of apps.py and bench planning helpers."""
+import unittest
+
+from scopedsm_tools import apps, bench
+
+
+class AppsTest(unittest.TestCase):
+    def test_variants(self):
+        self.assertEqual(apps.split_variant("sor_mpi"), ("sor", "mpi"))
+        self.assertEqual(apps.split_variant("water_seq"), ("water", "seq"))
+        self.assertEqual(apps.split_variant("em3d"), ("em3d", "dsm"))
+        self.assertEqual(apps.split_variant("_seq"), ("_seq", "dsm"))
+
+    def test_bench_args_from_usage(self):
+        usage = ("usage: sor [-n size] [-i iterations]\n"
+                 "  -n  interior points per side, even (default 256; benchmark 2048)\n"
+                 "  -i  iterations (default 10; benchmark 100)\n"
+                 "  -v  verbose\n")
+        self.assertEqual(apps.bench_args_from_usage(usage), ["-n", "2048", "-i", "100"])
+
+    def test_args_from_ctest_json(self):
+        data = {"tests": [
+            {"name": "app.x.np1", "command": ["/usr/bin/mpiexec", "-n", "1", "--oversubscribe", "/b/apps/x", "-n", "8"]},
+            {"name": "app.x.np2", "command": ["/usr/bin/mpiexec", "-n", "2", "/b/apps/x", "-n", "99"]},
+            {"name": "app.x.seq", "command": ["/b/apps/x_seq", "-n", "8"]},
+            {"name": "other"}]}
+        found = apps.args_from_ctest_json(data, ["/b/apps/x", "/b/apps/x_seq"])
+        self.assertEqual(found, {"/b/apps/x": ["-n", "8"], "/b/apps/x_seq": ["-n", "8"]})
+
+    def test_with_threads(self):
+        self.assertEqual(apps.with_threads(["-n", "8", "-t", "2"], 4), ["-n", "8", "-t", "4"])
+        self.assertEqual(apps.with_threads([], 1), ["-t", "1"])
+
+
+class BenchOptionsTest(unittest.TestCase):
+    def test_configs(self):
+        c = bench.parse_configs("default,first-touch,SCOPEDSM_CACHE_PAGES=64+SCOPEDSM_LOG=info")
+        self.assertEqual(c["default"], {})
+        self.assertEqual(c["first-touch"], {"SCOPEDSM_HOME_POLICY": "first-touch"})
+        self.assertEqual(c["SCOPEDSM_CACHE_PAGES=64+SCOPEDSM_LOG=info"],
+                         {"SCOPEDSM_CACHE_PAGES": "64", "SCOPEDSM_LOG": "info"})
+        with self.assertRaises(bench.BenchError):
+            bench.parse_configs("fast")
+
+    def test_summarize_medians_and_speedup(self):
+        runs = [{"app": "a", "variant": "dsm", "config": "default", "procs": 2, "ok": True, "verified": True,
+                 "time_s": t, "wall_s": t + 1} for t in (3.0, 1.0, 2.0)]
+        runs.append({"app": "a", "variant": "dsm", "config": "default", "procs": 4, "ok": False,
+                     "verified": False, "time_s": None, "wall_s": 5.0})
+        s = {(e["procs"]): e for e in bench.summarize(runs, {"a": 4.0})}
+        self.assertEqual(s[2]["time_s"]["median"], 2.0)
+        self.assertEqual(s[2]["speedup"], 2.0)
+        self.assertEqual(s[2]["stats_run"], 2)
+        self.assertFalse(s[4]["ok"])
+        self.assertIsNone(s[4]["speedup"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,41 @@
+"""Unit tests of compile.py: what the compiler wrappers add."""
+import unittest
+
+from scopedsm_tools import compile as wrapper
+
+CONFIG = {"include_dirs": ["/src/include"], "lib_dir": "/b/src", "seq_lib_dir": "/b/src",
+          "mpi_include_dirs": ["/mpi/include"], "mpi_compile_definitions": [], "mpi_compile_options": [],
+          "mpi_libraries": ["/mpi/lib/libmpi.so"], "mpi_link_flags": [], "c_compiler": "/usr/bin/cc",
+          "c_legacy_flags": ["-Wno-implicit-int", "-std=gnu17"]}
+
+
+class CompileTest(unittest.TestCase):
+    def test_link_adds_library_rpath_and_mpi(self):
+        cmd = wrapper.build_command(CONFIG, "c", ["x.c", "-o", "x"], "cc", False, ["-Wno-implicit-int"])
+        self.assertEqual(cmd[:3], ["cc", "-Wno-implicit-int", "-I/src/include"])
+        self.assertLess(cmd.index("x.c"), cmd.index("-lscopedsm"))
+        for flag in ("-Wl,-rpath,/b/src", "/mpi/lib/libmpi.so", "-Wl,-rpath,/mpi/lib", "-I/mpi/include"):
+            self.assertIn(flag, cmd)
+
+    def test_compile_only_does_not_link(self):
+        cmd = wrapper.build_command(CONFIG, "c", ["-c", "x.c"], "cc", False, [])
+        self.assertNotIn("-lscopedsm", cmd)
+
+    def test_seq_links_the_sequential_library_without_mpi(self):
+        cmd = wrapper.build_command(CONFIG, "c", ["x.c"], "cc", True, [])
+        self.assertIn("-lscopedsm_seq", cmd)
+        self.assertNotIn("-lscopedsm", cmd)
+        self.assertNotIn("/mpi/lib/libmpi.so", cmd)
+        self.assertNotIn("-I/mpi/include", cmd)
+
+    def test_cxx_skips_mpi_cxx_bindings(self):
+        cmd = wrapper.build_command(CONFIG, "c++", ["x.cc"], "c++", False, [])
+        self.assertIn("-DOMPI_SKIP_MPICXX=1", cmd)
+
+    def test_user_std_replaces_ours(self):
+        self.assertEqual(wrapper.legacy_flags(CONFIG, "/usr/bin/cc", ["x.c"]), ["-Wno-implicit-int", "-std=gnu17"])
+        self.assertEqual(wrapper.legacy_flags(CONFIG, "/usr/bin/cc", ["-std=c99", "x.c"]), ["-Wno-implicit-int"])
+
+
+if __name__ == "__main__":
+    unittest.main()

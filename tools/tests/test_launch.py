@@ -1,0 +1,73 @@
+"""Unit tests of launch.py and run_cmd.parse_args: the launcher command lines."""
+import unittest
+
+from scopedsm_tools import launch, run_cmd
+
+
+class LaunchCommandTest(unittest.TestCase):
+    def test_openmpi_within_cores_as_user(self):
+        cmd = launch.launch_command(launch.OPENMPI, "/usr/bin/mpiexec", 2, "/p", ["a"], euid=1000, cores=2)
+        self.assertEqual(cmd, ["/usr/bin/mpiexec", "-n", "2", "--bind-to", "none", "/p", "a"])
+
+    def test_openmpi_oversubscribed_as_root_with_env(self):
+        cmd = launch.launch_command(launch.OPENMPI, "mpiexec", 4, "/p", [], env_names=["SCOPEDSM_LOG"],
+                                    euid=0, cores=2)
+        self.assertEqual(cmd, ["mpiexec", "-n", "4", "--oversubscribe", "--bind-to", "none",
+                               "--allow-run-as-root", "-x", "SCOPEDSM_LOG", "/p"])
+
+    def test_mpich_is_plain(self):
+        cmd = launch.launch_command(launch.MPICH, "mpiexec", 8, "/p", ["-n", "3"], euid=0, cores=2)
+        self.assertEqual(cmd, ["mpiexec", "-n", "8", "/p", "-n", "3"])
+
+    def test_zero_processes_is_an_error(self):
+        with self.assertRaises(launch.LaunchError):
+            launch.launch_command(launch.MPICH, "mpiexec", 0, "/p", [])
+
+    def test_vendor_from_version_text(self):
+        self.assertEqual(launch.vendor_from_text("mpiexec (OpenRTE) 4.1.4"), launch.OPENMPI)
+        self.assertEqual(launch.vendor_from_text("mpiexec (Open MPI) 5.0.3"), launch.OPENMPI)
+        self.assertEqual(launch.vendor_from_text("HYDRA build details:\n Version: 4.0.2"), launch.MPICH)
+
+    def test_exit_status_of_signals(self):
+        self.assertEqual(launch.exit_status(3), 3)
+        self.assertEqual(launch.exit_status(-9), 137)
+
+    def test_missing_program(self):
+        with self.assertRaisesRegex(launch.LaunchError, "not found"):
+            launch.resolve_program("surely-no-such-program-here")
+
+    def test_missing_launcher(self):
+        with self.assertRaisesRegex(launch.LaunchError, "missing"):
+            launch.find_launcher("/nonexistent/mpiexec")
+
+
+class RunArgsTest(unittest.TestCase):
+    def test_program_options_stay_with_the_program(self):
+        o = run_cmd.parse_args(["-n", "2", "--quiet", "prog", "-n", "5", "--stats", "x"])
+        self.assertEqual(o["nprocs"], 2)
+        self.assertEqual(o["program"], "prog")
+        self.assertEqual(o["args"], ["-n", "5", "--stats", "x"])
+        self.assertEqual(o["env"], {"SCOPEDSM_SUMMARY": "off"})
+
+    def test_option_spellings(self):
+        o = run_cmd.parse_args(["-n4", "--timeout=30", "-x", "SCOPEDSM_LOG=info", "--", "-prog"])
+        self.assertEqual(o["nprocs"], 4)
+        self.assertEqual(o["env"], {"SCOPEDSM_TIMEOUT": "30", "SCOPEDSM_LOG": "info"})
+        self.assertEqual(o["program"], "-prog")
+        self.assertEqual(run_cmd.parse_args(["--np=3", "p"])["nprocs"], 3)
+
+    def test_stats_path_is_absolute(self):
+        o = run_cmd.parse_args(["-n", "1", "--stats", "s.json", "p"])
+        self.assertTrue(o["env"]["SCOPEDSM_STATS_FILE"].endswith("/s.json"))
+
+    def test_errors(self):
+        with self.assertRaisesRegex(run_cmd.UsageError, "whole number"):
+            run_cmd.parse_args(["-n", "two", "p"])
+        with self.assertRaisesRegex(run_cmd.UsageError, "unknown option"):
+            run_cmd.parse_args(["-n", "2", "--frobnicate", "p"])
+        with self.assertRaisesRegex(run_cmd.UsageError, "needs a value"):
+            run_cmd.parse_args(["-n"])
+
+
+if __name__ == "__main__":
+    unittest.main()
