@@ -30,10 +30,14 @@ function(scopedsm_tools_write_description)
   cmake_parse_arguments(D "" "OUTPUT;TREE;LIB_DIR;SEQ_LIB_DIR;BIN_DIR;INFO_HELPER;APPS_DIR;BENCH_DIR"
                         "INCLUDE_DIRS" ${ARGN})
   separate_arguments(mpi_link_flags UNIX_COMMAND "${MPI_C_LINK_FLAGS}")
+  set(prefix "${CMAKE_INSTALL_PREFIX}")
+  if(D_TREE STREQUAL "install")
+    set(prefix "{prefix}")
+  endif()
   foreach(pair
       "VERSION;${PROJECT_VERSION}" "TREE;${D_TREE}" "BUILD_TYPE;${CMAKE_BUILD_TYPE}"
       "SOURCE_DIR;${PROJECT_SOURCE_DIR}" "BUILD_DIR;${PROJECT_BINARY_DIR}"
-      "INSTALL_PREFIX;${CMAKE_INSTALL_PREFIX}" "LIB_DIR;${D_LIB_DIR}" "SEQ_LIB_DIR;${D_SEQ_LIB_DIR}"
+      "INSTALL_PREFIX;${prefix}" "LIB_DIR;${D_LIB_DIR}" "SEQ_LIB_DIR;${D_SEQ_LIB_DIR}"
       "BIN_DIR;${D_BIN_DIR}" "INFO_HELPER;${D_INFO_HELPER}" "APPS_DIR;${D_APPS_DIR}"
       "BENCH_DIR;${D_BENCH_DIR}" "MPIEXEC;${MPIEXEC_EXECUTABLE}" "NUMPROC_FLAG;${MPIEXEC_NUMPROC_FLAG}"
       "MPI_VENDOR;${SCOPEDSM_MPI_VENDOR}" "C_COMPILER;${CMAKE_C_COMPILER}"

@@ -118,7 +118,7 @@ def progress_line(i, total, rec, speedup):
         label += f" [{rec['config']}]"
     t = rec.get("time_s")
     timing = f"time {t:8.4f}s" if isinstance(t, (int, float)) else "time        -"
-    sp = f"x{speedup:5.2f}" if speedup else "      "
+    sp = f"x{speedup:<6.3g}" if speedup else "       "
     state = "ok" if rec["ok"] else f"FAILED: {rec['error']}"
     return f"[{i:>{len(str(total))}}/{total}] {label:<28} {timing}  wall {rec['wall_s']:7.2f}s  {sp}  {state}"
 

@@ -55,7 +55,18 @@ def load(path):
         raise BuildConfigError(f"the build description {path} is not valid JSON ({e}); rebuild ScopeDSM") from e
     config = dict(DEFAULTS)
     config.update(data)
-    return config
+    # An installation names its paths under "{prefix}", the directory three
+    # levels above <prefix>/lib/scopedsm/scopedsm-build.json, so it can move.
+    prefix = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(path))))
+    return {k: _substitute(v, prefix) for k, v in config.items()}
+
+
+def _substitute(value, prefix):
+    if isinstance(value, str):
+        return value.replace("{prefix}", prefix)
+    if isinstance(value, list):
+        return [_substitute(v, prefix) for v in value]
+    return value
 
 
 def mpiexec(config):
