@@ -224,6 +224,8 @@ def run(opts, config):
         micro_results = micro.run_all(config, launcher, vendor, opts.timeout) if opts.micro else []
     baselines = {app: results.spread(ts)["median"] for app, ts in seq_times.items() if ts}
     failures = [r for r in runs if not r["ok"]]
+    failures += [dict(m, app=m["program"], variant="micro", config="default") for m in micro_results
+                 if not m["ok"]]
     doc = {
         "scopedsm_bench": 1,
         "mode": "quick" if opts.quick else "bench",
@@ -241,7 +243,8 @@ def run(opts, config):
         "micro": micro_results,
     }
     write_json(out_path, doc)
-    print(f"scopedsm bench: {len(runs) - len(failures)}/{len(runs)} runs ok in {doc['elapsed_s']:.0f} s; "
+    total = len(runs) + len(micro_results)
+    print(f"scopedsm bench: {total - len(failures)}/{total} runs ok in {doc['elapsed_s']:.0f} s; "
           f"wrote {out_path}" + (f" (make tables and plots: scopedsm report {out_path})" if runs else ""))
     if failures:
         print(f"scopedsm bench: {len(failures)} run(s) failed:", file=sys.stderr)

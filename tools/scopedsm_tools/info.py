@@ -96,7 +96,7 @@ def print_text(config, fields, variables, launcher, vendor, preview):
 
     print(f"ScopeDSM {fields.get('version', config.get('version'))}")
     row("build", f"{config.get('tree')} {config.get('build_type') or ''}".strip())
-    row("built with", fields.get("compiler", "?"))
+    row("runtime compiler", fields.get("compiler", "?"))
     row("headers", " ".join(config.get("include_dirs", [])))
     row("library", config.get("lib_dir"))
     row("sequential lib", config.get("seq_lib_dir"))

@@ -111,14 +111,19 @@ def micro(plt, rows, path):
         return False
     fig, ax = plt.subplots(figsize=(7, max(3, 0.4 * len(rows) + 1.5)))
     y = list(range(len(rows)))
-    ax.barh(y, [r["ratio"] for r in rows], color="#55a868")
+    colours = ["#55a868" if r["meets"] is True else "#c44e52" if r["meets"] is False else "#8c8c8c" for r in rows]
+    ratios = [r["ratio"] for r in rows]
+    ax.barh(y, ratios, color=colours)
+    positive = [v for v in ratios if v > 0]
+    if positive and max(positive) / min(positive) > 20:
+        ax.set_xscale("log")
     for i, r in enumerate(rows):
         if isinstance(r["target"], (int, float)) and r["target"] > 0:
-            ax.plot([r["target"]], [i], marker="|", color="#c44e52", markersize=14)
+            ax.plot([r["target"]], [i], marker="|", color="black", markersize=14)
     ax.axvline(1.0, color="grey", linewidth=0.8)
     ax.set_yticks(y)
     ax.set_yticklabels([f"{r['name']} (np={r['procs']})" for r in rows], fontsize="small")
-    ax.set_xlabel("median / baseline median (red mark: target)")
+    ax.set_xlabel("median / baseline median (black mark: target; green meets it, red misses it)")
     ax.set_title("Micro-benchmarks against their baselines")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
