@@ -90,6 +90,8 @@ def plan(found, selected, opts, ctest_args):
         app, eq, text = item.partition("=")
         if not eq:
             raise BenchError(f"--args takes APP=ARGS, not '{item}'")
+        if app not in found:
+            raise BenchError(f"--args: no application '{app}' here; found: {', '.join(found)}")
         overrides[app] = shlex.split(text)
     specs = []
     for app in selected:

@@ -38,6 +38,7 @@ DEFAULTS = {
     "mpi_compile_definitions": [],
     "mpi_libraries": [],
     "mpi_link_flags": [],
+    "sanitize_flags": [],
     "python": "",
 }
 

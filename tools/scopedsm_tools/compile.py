@@ -40,7 +40,8 @@ NO_LINK = {"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"}
 
 
 def compile_flags(config, lang, seq):
-    flags = [f"-I{d}" for d in config.get("include_dirs", [])]
+    flags = list(config.get("sanitize_flags", []))
+    flags += [f"-I{d}" for d in config.get("include_dirs", [])]
     if lang == "c++":
         flags += ["-DOMPI_SKIP_MPICXX=1", "-DMPICH_SKIP_MPICXX=1"]
     if not seq:
@@ -51,11 +52,12 @@ def compile_flags(config, lang, seq):
 
 
 def link_flags(config, seq):
+    flags = list(config.get("sanitize_flags", []))
     if seq:
         lib = config.get("seq_lib_dir") or config.get("lib_dir")
-        return [f"-L{lib}", f"-Wl,-rpath,{lib}", "-lscopedsm_seq"]
+        return flags + [f"-L{lib}", f"-Wl,-rpath,{lib}", "-lscopedsm_seq"]
     lib = config.get("lib_dir")
-    flags = [f"-L{lib}", f"-Wl,-rpath,{lib}", "-lscopedsm"]
+    flags += [f"-L{lib}", f"-Wl,-rpath,{lib}", "-lscopedsm"]
     flags += list(config.get("mpi_link_flags", []))
     rpaths = []
     for path in config.get("mpi_libraries", []):

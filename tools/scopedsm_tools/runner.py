@@ -10,14 +10,14 @@ from . import apps, launch, results
 TAIL_LINES = 15
 
 
-def command_for(variant, binary, args, procs, launcher, vendor):
+def command_for(variant, binary, args, procs, launcher, vendor, env):
     """The command that runs one variant of an app on `procs` processes (threads for omp)."""
     if variant == "seq":
         return [binary] + list(args)
     if variant == "omp":
         return [binary] + apps.with_threads(args, procs)
     return launch.launch_command(vendor, launcher, procs, binary, list(args),
-                                 env_names=launch.scopedsm_env_names(os.environ))
+                                 env_names=launch.scopedsm_env_names(env))
 
 
 def _stop(proc):
@@ -64,7 +64,7 @@ def run_once(spec, launcher, vendor, timeout, stats_path, extra_env):
         env["SCOPEDSM_STATS_FILE"] = stats_path
         if os.path.exists(stats_path):
             os.remove(stats_path)
-    cmd = command_for(spec["variant"], spec["binary"], spec["args"], spec["procs"], launcher, vendor)
+    cmd = command_for(spec["variant"], spec["binary"], spec["args"], spec["procs"], launcher, vendor, env)
     code, out, err, wall = execute(cmd, env, timeout)
     found = [r for r in results.parse_result_lines(out) if r.get("variant", spec["variant"]) == spec["variant"]]
     result = found[0] if found else None
