@@ -101,6 +101,8 @@ def print_text(config, fields, variables, launcher, vendor, preview):
     row("library", config.get("lib_dir"))
     row("sequential lib", config.get("seq_lib_dir"))
     row("tools", config.get("bin_dir"))
+    if config.get("tree") == "build":
+        row("install prefix", config.get("install_prefix"))
     row("C compiler", f"{config.get('c_compiler')} (scopedsm-cc; legacy C flags: "
         f"{' '.join(config.get('c_legacy_flags', [])) or 'none'})")
     row("C++ compiler", f"{config.get('cxx_compiler')} (scopedsm-c++)")

@@ -42,7 +42,7 @@ def speedup(plt, speedup_data, path):
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.plot(procs, procs, color="grey", linewidth=0.8, label="ideal")
-    for app, variant, config, sp, _ in rows:
+    for app, variant, config, sp, _, _ in rows:
         pts = [(p, s) for p, s in zip(procs, sp) if s is not None]
         label = app if variant == "dsm" else f"{app} ({variant})"
         if config not in ("default", None):

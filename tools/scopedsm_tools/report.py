@@ -35,6 +35,11 @@ def load_inputs(paths):
                 raise ReportError(f"{path} is neither JSON nor JSON lines; give a scopedsm bench result, "
                                   "micro-benchmark output or a statistics file") from None
         add_document(merged, data, path)
+    benches = [s for s in merged["sources"] if s.get("mode") in ("quick", "bench")]
+    if len(benches) > 1:  # tell the files apart: "default" becomes "default@before"
+        for item in merged["runs"] + merged["summary"]:
+            if item.get("source"):
+                item["config"] = f"{item.get('config')}@{item['source']}"
     return merged
 
 
@@ -42,14 +47,15 @@ def add_document(merged, data, path):
     name = os.path.basename(path)
     if isinstance(data, dict) and "runs" in data:
         offset = len(merged["runs"])
-        runs = [r for r in data.get("runs", []) if isinstance(r, dict)]
+        stem = os.path.splitext(name)[0]
+        runs = [dict(r, source=stem) for r in data.get("runs", []) if isinstance(r, dict)]
         merged["runs"] += runs
         summary = data.get("summary")
         if not isinstance(summary, list):
             summary = bench.summarize(runs, data.get("baselines") or {})
         for entry in summary:
             if isinstance(entry, dict):
-                entry = dict(entry)
+                entry = dict(entry, source=stem)
                 if isinstance(entry.get("stats_run"), int):
                     entry["stats_run"] += offset
                 merged["summary"].append(entry)
@@ -97,19 +103,19 @@ def stats_of(entry, runs):
 
 
 def speedup_rows(summary):
-    """(procs list, rows of app, variant, config, speedup per procs, time per procs)."""
+    """(procs list, rows of app, variant, config, speedup per procs, time per procs, source file)."""
     procs = sorted({e["procs"] for e in summary if e.get("variant") != "seq" and isinstance(e.get("procs"), int)})
     lines = {}
     for e in summary:
         if e.get("variant") == "seq":
             continue
-        key = (e.get("app"), e.get("variant"), e.get("config"))
+        key = (e.get("app"), e.get("variant"), e.get("config"), e.get("source"))
         lines.setdefault(key, {})[e.get("procs")] = e
     rows = []
-    for (app, variant, config), by_procs in sorted(lines.items(), key=lambda kv: tuple(map(str, kv[0]))):
+    for (app, variant, config, source), by_procs in sorted(lines.items(), key=lambda kv: tuple(map(str, kv[0]))):
         sp = [by_procs.get(p, {}).get("speedup") for p in procs]
         times = [((by_procs.get(p) or {}).get("time_s") or {}).get("median") for p in procs]
-        rows.append((app, variant, config, sp, times))
+        rows.append((app, variant, config, sp, times, source))
     return procs, rows
 
 
@@ -155,11 +161,12 @@ def write_markdown(path, merged, pictures, notes):
         out += ["## Speedup over the sequential build", "",
                 "Median compute time of `<app>_seq` divided by the median compute time of the run.", ""]
         out.append(table(["app", "variant", "config"] + [f"np={p}" for p in procs],
-                         [(a, v, c, *sp) for a, v, c, sp, _ in srows]))
+                         [(a, v, c, *sp) for a, v, c, sp, _, _ in srows]))
         out += ["", "## Compute time (s, median)", ""]
-        seq = {e.get("app"): (e.get("time_s") or {}).get("median") for e in summary if e.get("variant") == "seq"}
+        seq = {(e.get("app"), e.get("source")): (e.get("time_s") or {}).get("median")
+               for e in summary if e.get("variant") == "seq"}
         out.append(table(["app", "variant", "config", "seq"] + [f"np={p}" for p in procs],
-                         [(a, v, c, seq.get(a), *ts) for a, v, c, _, ts in srows]))
+                         [(a, v, c, seq.get((a, src)), *ts) for a, v, c, _, ts, src in srows]))
         out.append("")
         if "speedup" in pictures:
             out += ["![speedup](speedup.png)", ""]
