@@ -20,8 +20,23 @@ void check_rank(Runtime& rt, const char* call, const char* what, int r, bool any
     fatal("%s: %s %d is not a rank; valid ranks are 0 to %d%s", call, what, r, size - 1, any_ok ? " or -1 (any)" : "");
 }
 
+bool touches_region(Runtime& rt, const void* buf, size_t len) {
+  if (len == 0) return false;
+  const Region& r = rt.state().region;
+  return r.contains(buf) || r.contains(static_cast<const std::byte*>(buf) + len - 1);
+}
+
 void send_on(Runtime& rt, MPI_Comm comm, const void* buf, size_t len, int to, int tag) {
-  rt.prepare(buf, len, false);
+  // MPI (and the kernel, for single-copy transfers) cannot take our page
+  // faults, and a range larger than the cache cannot be made valid all at
+  // once. So shared buffers travel through a private copy, which the
+  // application thread fills with ordinary, faulting reads.
+  std::vector<std::byte> bounce;
+  if (touches_region(rt, buf, len)) {
+    bounce.resize(len);
+    std::memcpy(bounce.data(), buf, len);
+    buf = bounce.data();
+  }
   MPI_Request req;
   MPI_Isend(buf, static_cast<int>(len), MPI_BYTE, to, tag, comm, &req);
   Transport& t = rt.state().transport;
@@ -55,8 +70,13 @@ size_t recv_on(Runtime& rt, const char* call, MPI_Comm comm, void* buf, size_t l
   if (static_cast<size_t>(count) > len)
     fatal("%s: a %d-byte message from rank %d (tag %d) does not fit the %zu-byte buffer; receive into a larger buffer",
           call, count, st.MPI_SOURCE, st.MPI_TAG, len);
-  rt.prepare(buf, static_cast<size_t>(count), true);
-  MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+  if (touches_region(rt, buf, static_cast<size_t>(count))) {
+    std::vector<std::byte> bounce(static_cast<size_t>(count));
+    MPI_Mrecv(bounce.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    std::memcpy(buf, bounce.data(), bounce.size());  // ordinary, faulting writes
+  } else {
+    MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+  }
   t.wakeup().notify(st.MPI_SOURCE, WakeRole::kApp);
   return static_cast<size_t>(count);
 }
@@ -132,7 +152,6 @@ void mp_reduce(Runtime& rt, const char* call, const void* send, void* recv, int 
   const size_t bytes = element_size(call, op) * static_cast<size_t>(count);
   const int size = rt.state().size;
   const int me = (rt.state().rank - root + size) % size;
-  rt.prepare(send, bytes, false);
   std::vector<std::byte> acc(bytes), in(bytes);
   std::memcpy(acc.data(), send, bytes);
   for (int mask = 1; mask < size; mask <<= 1) {
@@ -145,10 +164,7 @@ void mp_reduce(Runtime& rt, const char* call, const void* send, void* recv, int 
       combine_op(acc.data(), in.data(), count, op);
     }
   }
-  if (me == 0) {
-    rt.prepare(recv, bytes, true);
-    std::memcpy(recv, acc.data(), bytes);
-  }
+  if (me == 0) std::memcpy(recv, acc.data(), bytes);
 }
 
 }  // namespace scopedsm

@@ -2,8 +2,8 @@
 // jia_reduce and their scopedsm_ forms). It moves bytes only; it is not a
 // coherence point. Waits poll, then sleep on the wake-up word, like every
 // runtime wait; a receiver wakes the sender when it has taken a message.
-// Buffers in shared memory are made accessible before MPI touches them,
-// since MPI (or the kernel, for single-copy transfers) cannot take our faults.
+// Buffers in shared memory go through a private copy, since MPI (or the
+// kernel, for single-copy transfers) cannot take our page faults.
 #pragma once
 
 #include <cstddef>

@@ -54,6 +54,16 @@ void Coherence::handle_fault(uint64_t page, Access access) {
 }
 
 void Coherence::prepare(uint64_t first, uint64_t count, Access access) {
+  uint64_t remote = 0;
+  for (uint64_t p = first; p < first + count; ++p)
+    if (!is_home_state(s_->pages[p].state)) ++remote;
+  if (remote > s_->cache.capacity())
+    fatal("scopedsm_prepare: %" PRIu64 " pages homed elsewhere cannot all be cached at once (SCOPEDSM_CACHE_PAGES=%" PRIu64
+          "); prepare a smaller range, or copy through a private buffer",
+          remote, s_->cache.capacity());
+  // While this range is being made valid, its own pages are not evicted.
+  pin_first_ = first;
+  pin_end_ = first + count;
   for (uint64_t p = first; p < first + count; ++p) {
     PageState st = s_->pages[p].state;
     bool ok = access == Access::kWrite
@@ -61,12 +71,16 @@ void Coherence::prepare(uint64_t first, uint64_t count, Access access) {
                   : (st != PageState::kInvalid && st != PageState::kUnallocated);
     if (!ok) handle_fault(p, access);
   }
+  pin_first_ = pin_end_ = 0;
 }
 
 uint32_t Coherence::obtain_slot(uint64_t page) {
   uint32_t slot = s_->cache.take_free();
   if (slot == kNoSlot) {
-    evict(s_->cache.next_victim());
+    uint32_t victim = s_->cache.next_victim();
+    while (s_->cache.page_in(victim) >= pin_first_ && s_->cache.page_in(victim) < pin_end_)
+      victim = s_->cache.next_victim();  // terminates: prepare() pins fewer pages than the cache holds
+    evict(victim);
     slot = s_->cache.take_free();
   }
   s_->cache.occupy(slot, page);

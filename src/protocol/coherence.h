@@ -30,8 +30,8 @@ class Coherence {
   void handle_fault(uint64_t page, Access access);
 
   // Brings pages [first, first+count) to a state where `access` succeeds
-  // without a fault. Used before handing shared buffers to the kernel or to
-  // MPI, which cannot take our faults (they see EFAULT or re-enter MPI).
+  // without a fault, for handing shared memory to the kernel, which cannot
+  // take our faults (system calls see EFAULT). The range must fit the cache.
   void prepare(uint64_t first, uint64_t count, Access access);
 
   // Ends the current interval: diffs every written cached page (kept
@@ -74,6 +74,8 @@ class Coherence {
   std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
   std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it
   bool in_relief_ = false;
+  uint64_t pin_first_ = 0;  // pages prepare() is making valid: not evicted meanwhile
+  uint64_t pin_end_ = 0;
 };
 
 }  // namespace scopedsm

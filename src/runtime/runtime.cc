@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "common/clock.h"
+#include "jia.h"
 #include "common/log.h"
 #include "runtime/fault_handler.h"
 
@@ -104,6 +105,8 @@ void Runtime::start(int* argc, char*** argv) {
                       : "Use an MPI library built with thread support.");
   state_->rank = rank;
   state_->size = size;
+  jia_pid = rank;  // the JIAJIA names, whichever init was called
+  hostc = size;
 
   // Every process must agree on the region size, or addresses would differ.
   unsigned long long mine[2] = {cfg.region_size, ~static_cast<unsigned long long>(cfg.region_size)};

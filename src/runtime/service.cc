@@ -1,5 +1,7 @@
 #include "runtime/service.h"
 
+#include <algorithm>
+
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -48,8 +50,9 @@ bool Service::dispatch(const Incoming& in) {
 
 void Service::run() {
   Transport& t = s_->transport;
-  const uint64_t spin_ns = s_->config.spin_us * 1000;
+  const uint64_t spin_ns = std::max<uint64_t>(s_->config.spin_us * 1000, Transport::kSpinAfterWakeNs);
   uint64_t last_activity = now_ns();
+  int idle_polls = 0;
   Incoming in;
   for (;;) {
     uint32_t seen = t.wakeup().snapshot(WakeRole::kService);
@@ -65,10 +68,15 @@ void Service::run() {
     const uint64_t now = now_ns();
     if (did) {
       last_activity = now;
+      idle_polls = 0;
       continue;
     }
-    if (now - last_activity < spin_ns) continue;
-    t.wakeup().sleep(WakeRole::kService, seen, t.sends_pending() ? 200000 : t.idle_sleep_ns());
+    // Sleep only after the spin window and enough empty polls (see
+    // Transport::kPollsBeforeSleep).
+    if (now - last_activity < spin_ns || ++idle_polls < Transport::kPollsBeforeSleep) continue;
+    idle_polls = 0;
+    if (t.wakeup().sleep(WakeRole::kService, seen, t.sends_pending() ? Transport::kNapWithSendsNs : t.idle_sleep_ns()))
+      last_activity = now_ns();
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <algorithm>
+
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -66,8 +68,14 @@ void Transport::post(int dest, Tag tag, const void* data, size_t n, SharedBytes 
     std::lock_guard<std::mutex> lock(outbox_mu_);
     int rc = MPI_Isend(data, static_cast<int>(n), MPI_BYTE, dest, tag, comm_, &req);
     if (rc != MPI_SUCCESS) fatal("MPI_Isend of %zu bytes to rank %d failed (code %d)", n, dest, rc);
-    outbox_requests_.push_back(req);
-    outbox_buffers_.push_back(std::move(keep));
+    // Drive progress once now: MPI may only queue the message inside
+    // Isend, and the receiver we are about to wake would find nothing.
+    int done = 0;
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      outbox_requests_.push_back(req);
+      outbox_buffers_.push_back(std::move(keep));
+    }
   }
   wakeup_.notify(dest, role_for(tag));
 }
@@ -133,35 +141,43 @@ bool Transport::try_receive(Tag tag, Incoming* out) {
 
 void Transport::wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from) {
   if (done()) return;
-  uint64_t start = now_ns();
-  uint64_t deadline = timeout_s_ > 0 ? start + static_cast<uint64_t>(timeout_s_ * 1e9) : UINT64_MAX;
-  // Spin phase: cheap polls, no system calls.
-  while (now_ns() - start < spin_ns_) {
-    progress_sends();
-    if (done()) return;
-    for (int i = 0; i < 16; ++i) cpu_relax();
-  }
-  // Sleep phase.
+  const uint64_t start = now_ns();
+  const uint64_t deadline = timeout_s_ > 0 ? start + static_cast<uint64_t>(timeout_s_ * 1e9) : UINT64_MAX;
+  uint64_t spin_until = start + spin_ns_;
   for (;;) {
     uint32_t seen = wakeup_.snapshot(role);
     progress_sends();
-    if (done()) return;
-    uint64_t now = now_ns();
-    if (now >= deadline) {
-      std::string ctx = wait_context_ ? wait_context_() : std::string();
-      if (from >= 0)
-        fatal("timed out after %.1f s waiting for %s from rank %d%s%s (SCOPEDSM_TIMEOUT=%g); is that process alive and "
-              "is every process making the same synchronization calls?",
-              timeout_s_, what, from, ctx.empty() ? "" : "; ", ctx.c_str(), timeout_s_);
-      fatal("timed out after %.1f s waiting for %s%s%s (SCOPEDSM_TIMEOUT=%g); is every process alive and making the "
-            "same synchronization calls?",
-            timeout_s_, what, ctx.empty() ? "" : "; ", ctx.c_str(), timeout_s_);
+    if (done()) break;
+    const uint64_t now = now_ns();
+    if (now < spin_until) {
+      for (int i = 0; i < 16; ++i) cpu_relax();
+      continue;
     }
+    if (now >= deadline) report_timeout(what, from);
+    // Open MPI polls some channels only every few progress calls, so one
+    // empty poll does not prove that nothing has arrived.
+    bool found = false;
+    for (int i = 0; i < kPollsBeforeSleep && !found; ++i) found = done();
+    if (found) break;
     // Sleep less while sends are still in flight: they may need our progress.
-    uint64_t nap = sends_pending() ? 200000 : sleep_ns_;
+    uint64_t nap = sends_pending() ? kNapWithSendsNs : sleep_ns_;
     if (deadline - now < nap) nap = deadline - now;
-    wakeup_.sleep(role, seen, nap);
+    if (wakeup_.sleep(role, seen, nap)) spin_until = now_ns() + std::max(spin_ns_, kSpinAfterWakeNs);
   }
+  const uint64_t waited = now_ns() - start;
+  if (waited > 1000000 && log_enabled(LogLevel::kDebug))
+    log_message(LogLevel::kDebug, "waited %.3f ms for %s from rank %d", static_cast<double>(waited) / 1e6, what, from);
+}
+
+void Transport::report_timeout(const char* what, int from) {
+  std::string ctx = wait_context_ ? wait_context_() : std::string();
+  if (from >= 0)
+    fatal("timed out after %.1f s waiting for %s from rank %d%s%s (SCOPEDSM_TIMEOUT=%g); is that process alive and "
+          "is every process making the same synchronization calls?",
+          timeout_s_, what, from, ctx.empty() ? "" : "; ", ctx.c_str(), timeout_s_);
+  fatal("timed out after %.1f s waiting for %s%s%s (SCOPEDSM_TIMEOUT=%g); is every process alive and making the "
+        "same synchronization calls?",
+        timeout_s_, what, ctx.empty() ? "" : "; ", ctx.c_str(), timeout_s_);
 }
 
 Incoming Transport::await_reply(MsgType expected, int from, const char* what) {

@@ -64,6 +64,11 @@ class Transport {
   // How long an idle thread may sleep before it polls again.
   uint64_t idle_sleep_ns() const { return sleep_ns_; }
 
+  // Tuning of waits, shared with the service thread's loop.
+  static constexpr int kPollsBeforeSleep = 16;          // polls that must all find nothing
+  static constexpr uint64_t kSpinAfterWakeNs = 20000;   // keep polling this long after a wake-up
+  static constexpr uint64_t kNapWithSendsNs = 200000;   // sleep bound while our sends are in flight
+
   // Sends a finished message (Writer::finish) to `dest` on `tag`.
   void send(int dest, Tag tag, Bytes bytes);
   void send_shared(int dest, Tag tag, const SharedBytes& bytes);
@@ -97,6 +102,7 @@ class Transport {
   void set_wait_context(std::function<std::string()> context) { wait_context_ = std::move(context); }
 
  private:
+  [[noreturn]] void report_timeout(const char* what, int from);
   void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
   void count_sent(Tag tag, const void* data, size_t n);
 

@@ -101,18 +101,19 @@ uint32_t Wakeup::snapshot(WakeRole role) const {
   return w == nullptr ? 0 : w->seq.load(std::memory_order_seq_cst);
 }
 
-void Wakeup::sleep(WakeRole role, uint32_t seen, uint64_t max_ns) {
+bool Wakeup::sleep(WakeRole role, uint32_t seen, uint64_t max_ns) {
   timespec ts{static_cast<time_t>(max_ns / 1000000000ull), static_cast<long>(max_ns % 1000000000ull)};
   Word* w = own(role);
   if (w == nullptr) {
     nanosleep(&ts, nullptr);
-    return;
+    return false;
   }
   w->sleepers.fetch_add(1, std::memory_order_seq_cst);
   // The caller re-polls after this returns; the word check closes the race
   // with a notify that happened after `seen` was read.
   if (w->seq.load(std::memory_order_seq_cst) == seen) futex(&w->seq, FUTEX_WAIT, seen, &ts);
   w->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+  return w->seq.load(std::memory_order_seq_cst) != seen;
 }
 
 }  // namespace scopedsm

@@ -44,8 +44,9 @@ class Wakeup {
   // The current value of this process's word; pass it to sleep().
   uint32_t snapshot(WakeRole role) const;
   // Sleeps until the word differs from `seen`, a notify arrives, or
-  // `max_ns` passes. Spurious returns are allowed.
-  void sleep(WakeRole role, uint32_t seen, uint64_t max_ns);
+  // `max_ns` passes. Spurious returns are allowed. Returns true if the
+  // word changed (someone sent us something).
+  bool sleep(WakeRole role, uint32_t seen, uint64_t max_ns);
 
  private:
   struct alignas(64) Word {

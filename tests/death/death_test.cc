@@ -1,0 +1,165 @@
+// Death tests: each misuse case runs as a real job under the MPI launcher
+// and must end every process with a non-zero status, within seconds, with a
+// message that names the mistake.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+struct Outcome {
+  int status = 0;       // raw wait status
+  double seconds = 0;
+  std::string output;   // stdout and stderr together
+  bool killed_by_us = false;
+};
+
+// Runs the misuse program on `np` processes with extra environment entries.
+Outcome run_case(const std::string& name, int np, const std::vector<std::string>& env_extra, double limit_s = 30) {
+  std::vector<std::string> args = {SCOPEDSM_MPIEXEC, "-n", std::to_string(np)};
+  for (const char* f : {SCOPEDSM_MPIEXEC_FLAGS_LIST}) args.push_back(f);
+  args.push_back(SCOPEDSM_MISUSE_PROGRAM);
+  args.push_back(name);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  // getenv() takes the first match: the case's own settings, then the
+  // defaults for death tests, then the inherited environment.
+  std::vector<std::string> env = env_extra;
+  for (const char* e : {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "SCOPEDSM_SUMMARY=off",
+                        "SCOPEDSM_TIMEOUT=20"})
+    env.emplace_back(e);
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  int pipefd[2];
+  EXPECT_EQ(pipe(pipefd), 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+  posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data()), 0);
+  close(pipefd[1]);
+
+  Outcome out;
+  std::thread reader([&] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(pipefd[0], buf, sizeof buf)) > 0) out.output.append(buf, static_cast<size_t>(n));
+  });
+  for (;;) {
+    int st = 0;
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid) {
+      out.status = st;
+      break;
+    }
+    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (el > limit_s && !out.killed_by_us) {
+      kill(-pid, SIGKILL);
+      out.killed_by_us = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  reader.join();
+  close(pipefd[0]);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  return out;
+}
+
+struct Case {
+  const char* name;
+  int np;
+  const char* pattern;  // ECMAScript regex the output must contain
+  std::vector<std::string> env;
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name << "/np" << c.np; }
+
+class Misuse : public testing::TestWithParam<Case> {};
+
+TEST_P(Misuse, EndsTheJobWithAClearMessage) {
+  const Case& c = GetParam();
+  Outcome o = run_case(c.name, c.np, c.env);
+  EXPECT_FALSE(o.killed_by_us) << "the job hung; output:\n" << o.output;
+  EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << "exited with status 0; output:\n" << o.output;
+  EXPECT_LT(o.seconds, 25.0) << o.output;
+  EXPECT_TRUE(std::regex_search(o.output, std::regex(c.pattern))) << "expected /" << c.pattern << "/ in:\n" << o.output;
+  EXPECT_EQ(o.output.find("was not detected"), std::string::npos) << o.output;
+}
+
+
+INSTANTIATE_TEST_SUITE_P(
+    Errors, Misuse,
+    testing::Values(
+        Case{"lock_out_of_range", 2, "rank [0-9]+: jia_lock\\(1024\\): lock id out of range", {}},
+        Case{"lock_negative", 1, "rank 0: jia_lock\\(-1\\): lock id out of range", {}},
+        Case{"unlock_not_held", 2, "rank [0-9]+: jia_unlock\\(3\\): this process does not hold lock 3", {}},
+        Case{"unlock_out_of_order", 1, "jia_unlock\\(1\\): lock 1 is not the innermost", {}},
+        Case{"lock_twice", 1, "jia_lock\\(1\\): this process already holds lock 1", {}},
+        Case{"barrier_in_cs", 2, "rank [0-9]+: jia_barrier: called inside a critical section", {}},
+        Case{"alloc_zero", 2, "rank [0-9]+: jia_alloc\\(size=0.*allocation of zero bytes", {}},
+        Case{"alloc_beyond_region", 2, "jia_alloc3\\(size=536870912.*only [0-9]+ bytes of the shared region remain",
+             {"SCOPEDSM_REGION_SIZE=64M"}},
+        Case{"alloc_mismatch", 2, "mismatched collective calls: rank [01] called jia_alloc3\\(size=(4096|8192)", {}},
+        Case{"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)", {}},
+        Case{"alloc_in_cs", 1, "collective allocation inside a critical section", {}},
+        Case{"explicit_placement_under_first_touch", 2,
+             "jia_alloc3: explicit home placement asked for while SCOPEDSM_HOME_POLICY=first-touch",
+             {"SCOPEDSM_HOME_POLICY=first-touch"}},
+        Case{"touch_unallocated", 2, "rank [0-9]+: touched shared address 0x[0-9a-f]+, which is not part of any allocation", {}},
+        Case{"touch_after_exit", 1, "rank 0: touched shared memory at 0x[0-9a-f]+ after jia_exit", {}},
+        Case{"after_exit", 2, "rank [0-9]+: jia_lock: called after jia_exit", {}},
+        Case{"before_init", 2, "rank [0-9]+: jia_lock: called before jia_init", {}},
+        Case{"double_init", 2, "rank [0-9]+: jia_init: ScopeDSM is already initialized", {}},
+        Case{"locks_held_at_exit", 2, "jia_exit: called while holding locks \\(locks held \\(outermost first\\): 5\\)", {}},
+        Case{"return_without_exit", 2, "exiting \\(returned from main or called exit\\(\\)\\) without calling jia_exit", {}},
+        Case{"exit_early", 2, "exiting \\(returned from main or called exit\\(\\)\\) without calling jia_exit", {}},
+        Case{"cv_out_of_range", 1, "jia_setcv\\(64\\): condition variable out of range", {}},
+        Case{"recv_too_small", 2, "jia_recv: a 64-byte message from rank 0 \\(tag 0\\) does not fit the 8-byte buffer", {}},
+        Case{"send_bad_rank", 2, "jia_send: destination [0-9]+ is not a rank", {}},
+        Case{"jia_error", 2, "jia_error: the application gave up: 42", {}},
+        Case{"config_bad", 2, "SCOPEDSM_CACHE_PAGES='0' is invalid", {"SCOPEDSM_CACHE_PAGES=0"}},
+        Case{"timeout", 2, "rank 1: timed out after 2.0 s waiting for a lock grant \\(ACQGRANT\\) from rank 0",
+             {"SCOPEDSM_TIMEOUT=2"}}),
+    [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_np" + std::to_string(p.param.np); });
+
+TEST(Faults, OutsideTheRegionKeepTheirDefaultBehaviour) {
+  Outcome o = run_case("segv_outside_region", 1, {});
+  EXPECT_FALSE(o.killed_by_us);
+  EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.output;
+  // The process dies of the signal itself, not of a ScopeDSM report.
+  EXPECT_TRUE(std::regex_search(o.output, std::regex("signal 11|Segmentation fault"))) << o.output;
+  EXPECT_EQ(o.output.find("scopedsm: rank"), std::string::npos) << o.output;
+}
+
+TEST(Faults, ApplicationHandlerIsChained) {
+  Outcome o = run_case("chained_handler", 1, {});
+  EXPECT_FALSE(o.killed_by_us);
+  EXPECT_NE(o.output.find("application SIGSEGV handler ran"), std::string::npos) << o.output;
+  EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.output;
+}
+
+}  // namespace

@@ -1,0 +1,124 @@
+/* Misuse cases for the death tests: `misuse <case>` makes one mistake.
+ * Every case must end the job with a non-zero status and a clear message
+ * (checked by death_test.cc). Plain C, the way JIAJIA programs are written. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jia.h"
+#include "scopedsm.h"
+
+static void app_handler(int sig) {
+  (void)sig;
+  static const char msg[] = "application SIGSEGV handler ran\n";
+  ssize_t n = write(2, msg, sizeof msg - 1);
+  (void)n;
+  _exit(3);
+}
+
+int main(int argc, char **argv) {
+  const char *c = argc > 1 ? argv[1] : "";
+  if (!strcmp(c, "before_init")) {
+    jia_lock(0);
+    return 0;
+  }
+  if (!strcmp(c, "chained_handler")) {
+    signal(SIGSEGV, app_handler);
+  }
+  jia_init(argc, argv);
+  if (!strcmp(c, "lock_out_of_range")) jia_lock(Maxlocks);
+  if (!strcmp(c, "lock_negative")) jia_lock(-1);
+  if (!strcmp(c, "unlock_not_held")) jia_unlock(3);
+  if (!strcmp(c, "unlock_out_of_order")) {
+    jia_lock(1);
+    jia_lock(2);
+    jia_unlock(1);
+  }
+  if (!strcmp(c, "lock_twice")) {
+    jia_lock(1);
+    jia_lock(1);
+  }
+  if (!strcmp(c, "barrier_in_cs")) {
+    jia_lock(1);
+    jia_barrier();
+  }
+  if (!strcmp(c, "alloc_zero")) jia_alloc(0);
+  if (!strcmp(c, "alloc_beyond_region")) jia_alloc3(512 << 20, 4096, 0); /* region is set to 64M */
+  if (!strcmp(c, "alloc_mismatch")) jia_alloc3(4096 * (1 + jiapid), 4096, 0);
+  if (!strcmp(c, "barrier_vs_alloc")) {
+    if (jiapid == 0) jia_barrier();
+    else jia_alloc(4096);
+  }
+  if (!strcmp(c, "alloc_in_cs")) {
+    jia_lock(0);
+    jia_alloc(4096);
+  }
+  if (!strcmp(c, "explicit_placement_under_first_touch")) jia_alloc3(8192, 4096, 0);
+  if (!strcmp(c, "touch_unallocated")) {
+    char *a = (char *)jia_alloc(4096);
+    a[40 * 4096] = 1;
+  }
+  if (!strcmp(c, "touch_after_exit")) {
+    volatile char *a = (char *)jia_alloc(4096);
+    jia_exit();
+    return a[0];
+  }
+  if (!strcmp(c, "after_exit")) {
+    jia_exit();
+    jia_lock(0);
+  }
+  if (!strcmp(c, "double_init")) jia_init(argc, argv);
+  if (!strcmp(c, "locks_held_at_exit")) {
+    jia_lock(5);
+    jia_exit();
+    return 0;
+  }
+  if (!strcmp(c, "return_without_exit")) return 0;
+  if (!strcmp(c, "exit_early")) {
+    if (jiapid == jiahosts - 1) exit(0);
+    jia_barrier();
+  }
+  if (!strcmp(c, "cv_out_of_range")) jia_setcv(Maxcondvs);
+  if (!strcmp(c, "recv_too_small")) {
+    if (jiahosts > 1) {
+      if (jiapid == 0) {
+        char big[64] = {0};
+        jia_send(big, sizeof big, 1, 0);
+      } else if (jiapid == 1) {
+        char small[8];
+        jia_recv(small, sizeof small, 0, 0);
+      }
+    } else {
+      char small[8];
+      jia_recv(small, sizeof small, 7, 0);
+    }
+  }
+  if (!strcmp(c, "send_bad_rank")) {
+    char b[4] = {0};
+    jia_send(b, 4, jiahosts + 3, 0);
+  }
+  if (!strcmp(c, "jia_error")) jia_error("the application gave up: %d", 42);
+  if (!strcmp(c, "segv_outside_region") || !strcmp(c, "chained_handler")) {
+    volatile int *p = (volatile int *)16;
+    *p = 1;
+  }
+  if (!strcmp(c, "timeout")) {
+    /* Rank 0 takes lock 0 and never lets go; the others wait for it. */
+    if (jiapid == 0) {
+      jia_lock(0);
+      jia_wait(); /* now the others know lock 0 is taken */
+      sleep(60);
+    } else {
+      jia_wait();
+      jia_lock(0);
+    }
+  }
+  if (!strcmp(c, "config_bad")) {
+    /* never reached: jia_init rejects the environment */
+  }
+  jia_exit();
+  fprintf(stderr, "misuse case '%s' was not detected\n", c);
+  return 0;
+}

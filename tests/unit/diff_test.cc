@@ -1,0 +1,146 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "protocol/diff.h"
+
+namespace scopedsm {
+namespace {
+
+constexpr size_t kPage = 4096;
+
+struct Pages {
+  std::vector<std::byte> home = std::vector<std::byte>(kPage);
+  static std::byte* locate(void* ctx, uint32_t page) {
+    return page == 7 ? static_cast<Pages*>(ctx)->home.data() : nullptr;
+  }
+};
+
+// Encodes (page vs twin) into a DIFF message and applies it to `pages`.
+Status roundtrip(const std::vector<std::byte>& page, const std::vector<std::byte>& twin, Pages* pages,
+                 size_t* changed_out = nullptr) {
+  Writer w(MsgType::kDiff);
+  size_t changed = encode_diff(7, page.data(), twin.data(), kPage, &w);
+  if (changed_out) *changed_out = changed;
+  auto bytes = w.finish(1);
+  Reader r(bytes.data(), bytes.size());
+  MsgType type;
+  EXPECT_TRUE(r.open(&type).ok());
+  while (r.remaining() > 0) {
+    uint32_t p = 0;
+    size_t n = 0;
+    Status s = apply_diff(&r, kPage, &Pages::locate, pages, &p, &n);
+    if (!s.ok()) return s;
+    EXPECT_EQ(p, 7u);
+    EXPECT_EQ(n, changed);
+  }
+  return Status::Ok();
+}
+
+TEST(Diff, UnchangedPageProducesNoRecord) {
+  std::vector<std::byte> a(kPage, std::byte{1});
+  Writer w(MsgType::kDiff);
+  size_t before = w.size();
+  EXPECT_EQ(encode_diff(7, a.data(), a.data(), kPage, &w), 0u);
+  EXPECT_EQ(w.size(), before);
+}
+
+TEST(Diff, RandomChangesRoundTrip) {
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<std::byte> twin(kPage), page(kPage);
+    for (auto& b : twin) b = std::byte(rng() & 0xff);
+    page = twin;
+    int changes = static_cast<int>(rng() % 600);
+    for (int i = 0; i < changes; ++i) page[rng() % kPage] = std::byte(rng() & 0xff);
+    Pages pages;
+    pages.home = twin;
+    ASSERT_TRUE(roundtrip(page, twin, &pages).ok());
+    ASSERT_EQ(0, std::memcmp(pages.home.data(), page.data(), kPage)) << "trial " << trial;
+  }
+}
+
+TEST(Diff, CarriesOnlyChangedBytesSoNeighbouringWritersMerge) {
+  // Two writers change interleaved bytes of the same words (char arrays
+  // split between processes). Applying both diffs must keep both.
+  std::vector<std::byte> twin(kPage, std::byte{0});
+  std::vector<std::byte> a = twin, b = twin;
+  for (size_t i = 0; i < kPage; i += 2) a[i] = std::byte{0xAA};
+  for (size_t i = 1; i < kPage; i += 2) b[i] = std::byte{0xBB};
+  Pages pages;
+  pages.home = twin;
+  ASSERT_TRUE(roundtrip(a, twin, &pages).ok());
+  ASSERT_TRUE(roundtrip(b, twin, &pages).ok());
+  for (size_t i = 0; i < kPage; ++i) ASSERT_EQ(pages.home[i], std::byte(i % 2 ? 0xBB : 0xAA)) << i;
+}
+
+TEST(Diff, ByteWrittenBackToItsOldValueIsNotSent) {
+  std::vector<std::byte> twin(kPage, std::byte{5}), page = twin;
+  page[100] = std::byte{6};
+  size_t changed = 0;
+  Pages pages;
+  pages.home = std::vector<std::byte>(kPage, std::byte{9});  // another writer's values
+  ASSERT_TRUE(roundtrip(page, twin, &pages, &changed).ok());
+  EXPECT_EQ(changed, 1u);
+  EXPECT_EQ(pages.home[100], std::byte{6});
+  EXPECT_EQ(pages.home[99], std::byte{9});
+  EXPECT_EQ(pages.home[101], std::byte{9});
+}
+
+TEST(Diff, FullPageChange) {
+  std::vector<std::byte> twin(kPage, std::byte{0}), page(kPage, std::byte{0xff});
+  size_t changed = 0;
+  Pages pages;
+  ASSERT_TRUE(roundtrip(page, twin, &pages, &changed).ok());
+  EXPECT_EQ(changed, kPage);
+  EXPECT_EQ(0, std::memcmp(pages.home.data(), page.data(), kPage));
+}
+
+// Builds a raw diff record (page 7) from a body for the decoder tests.
+std::vector<std::byte> record(const std::vector<uint8_t>& body, uint32_t body_len_override = UINT32_MAX) {
+  Writer w(MsgType::kDiff);
+  w.put<uint32_t>(7);
+  w.put<uint32_t>(body_len_override == UINT32_MAX ? static_cast<uint32_t>(body.size()) : body_len_override);
+  w.put_bytes(body.data(), body.size());
+  return w.finish(1);
+}
+
+Status decode(const std::vector<std::byte>& msg, Pages* pages) {
+  Reader r(msg.data(), msg.size());
+  MsgType type;
+  EXPECT_TRUE(r.open(&type).ok());
+  uint32_t p;
+  size_t n;
+  return apply_diff(&r, kPage, &Pages::locate, pages, &p, &n);
+}
+
+TEST(Diff, DecoderRejectsMalformedRecordsWithoutWriting) {
+  Pages pages;
+  pages.home.assign(kPage, std::byte{0x11});
+  auto untouched = pages.home;
+  // run past the end of the page: first_word 511, 2 words
+  EXPECT_FALSE(decode(record({0xff, 0x01, 0x02, 0x00, 0xff, 0xff}), &pages).ok());
+  // zero-length run
+  EXPECT_FALSE(decode(record({0x00, 0x00, 0x00, 0x00}), &pages).ok());
+  // mask says 8 bytes, only 2 present
+  EXPECT_FALSE(decode(record({0x01, 0x00, 0x01, 0x00, 0xff, 1, 2}), &pages).ok());
+  // body length larger than the message
+  EXPECT_FALSE(decode(record({0x01, 0x00}, 1000), &pages).ok());
+  // runs out of order: word 5 then word 3; the first run is valid but nothing may be applied
+  EXPECT_FALSE(decode(record({0x05, 0x00, 0x01, 0x00, 0x01, 0x42, 0x03, 0x00, 0x01, 0x00, 0x01, 0x43}), &pages).ok());
+  EXPECT_EQ(pages.home, untouched);
+}
+
+TEST(Diff, DecoderRejectsPagesNotHomedHere) {
+  Writer w(MsgType::kDiff);
+  w.put<uint32_t>(8);  // locate() knows only page 7
+  w.put<uint32_t>(0);
+  auto msg = w.finish(1);
+  Pages pages;
+  EXPECT_FALSE(decode(msg, &pages).ok());
+}
+
+}  // namespace
+}  // namespace scopedsm
