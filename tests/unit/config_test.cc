@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -108,6 +110,20 @@ TEST(Config, EveryVariableIsDocumented) {
       },
       &c);
   EXPECT_EQ(read, documented);
+}
+
+}  // namespace
+}  // namespace scopedsm
+
+namespace scopedsm {
+namespace {
+
+TEST(Config, EveryVariableIsInDocsConfig) {
+  std::ifstream f(SCOPEDSM_DOCS_DIR "/CONFIG.md");
+  ASSERT_TRUE(f) << "docs/CONFIG.md missing";
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  for (const auto& v : config_variables())
+    EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
 }
 
 }  // namespace
