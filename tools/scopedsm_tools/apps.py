@@ -94,15 +94,18 @@ def args_from_ctest_json(data, binaries):
     return found
 
 
+# "-n  points (default 256; benchmark 2048)" or "-c  class T (test), A or B (benchmark)"
 BENCH_HINT = re.compile(r"^\s*(-[A-Za-z])\s.*?\bbenchmark\s+([^\s;,)]+)")
+BENCH_HINT_AFTER = re.compile(r"^\s*(-[A-Za-z])\s.*?([^\s,;(]+)\s+\(benchmark\)")
 
 
 def bench_args_from_usage(text):
     """Options with their benchmark values, from usage text such as
-    '  -n  interior points (default 256; benchmark 2048)'."""
+    '  -n  interior points (default 256; benchmark 2048)' or
+    '  -c  size class T (test, default), S, A or B (benchmark)'."""
     args = []
     for line in text.splitlines():
-        m = BENCH_HINT.match(line)
+        m = BENCH_HINT.match(line) or BENCH_HINT_AFTER.match(line)
         if m:
             args += [m.group(1), m.group(2)]
     return args

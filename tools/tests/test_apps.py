@@ -17,6 +17,10 @@ class AppsTest(unittest.TestCase):
                  "  -i  iterations (default 10; benchmark 100)\n"
                  "  -v  verbose\n")
         self.assertEqual(apps.bench_args_from_usage(usage), ["-n", "2048", "-i", "100"])
+        cg = ("usage: cg [-c class] [-n rows]\n"
+              "  -c  size class T (test, default), S, W, A or B (benchmark)\n"
+              "  -n, -k, -i  a custom size instead (verified against a sequential run)\n")
+        self.assertEqual(apps.bench_args_from_usage(cg), ["-c", "B"])
 
     def test_args_from_ctest_json(self):
         data = {"tests": [
