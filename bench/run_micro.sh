@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Runs every ScopeDSM micro-benchmark and writes their reports, one JSON
+# array, to OUTPUT. Builds nothing: build first, e.g.
+#   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-bench
+#
+#   bench/run_micro.sh [--quick] OUTPUT.json [BUILD_DIR]
+#
+# BUILD_DIR defaults to build-bench next to this script's parent. --quick
+# runs tiny sizes (a check that everything works, not a measurement).
+# Each entry gets "commit" (the source tree's git commit) and "loadavg" (the
+# 1-minute load when it started: the machine is shared, so read figures with
+# it). A benchmark that fails becomes {"bench":..,"error":..} and the script
+# exits non-zero after running the rest.
+set -uo pipefail
+
+quick=0
+if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "usage: $0 [--quick] OUTPUT.json [BUILD_DIR]" >&2
+  exit 2
+fi
+out=$1
+here=$(cd "$(dirname "$0")" && pwd)
+build=${2:-$here/../build-bench}
+bin=$build/bench/micro
+if [ ! -x "$bin/read_fault" ]; then
+  echo "$0: no benchmarks in $bin; build them first" >&2
+  exit 2
+fi
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export SCOPEDSM_SUMMARY=off
+mpirun=(mpirun --oversubscribe --bind-to none)
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if ! git -C "$here" diff --quiet HEAD -- "$here/../src" "$here/../include" 2>/dev/null; then commit="$commit+dirty"; fi
+
+if [ $quick = 1 ]; then
+  sizes=(--reps=20 --rounds=2 --warmup=5)
+  contended=(--iters=20 --rounds=2 --warmup=5)
+else
+  sizes=()
+  contended=()
+fi
+
+# name | processes (0: no launcher) | program and arguments
+runs=(
+  "read_fault|2|read_fault ${sizes[*]}"
+  "read_fault_home_busy|2|read_fault --home-busy ${sizes[*]}"
+  "write_fault_release|2|write_fault_release ${sizes[*]}"
+  "lock_uncontended|2|lock_uncontended ${sizes[*]}"
+  "barrier_np2|2|barrier ${sizes[*]}"
+  "barrier_np4|4|barrier ${sizes[*]}"
+  "diff_25pct|0|diff --percent=25 ${sizes[*]}"
+  "diff_100pct|0|diff --percent=100 ${sizes[*]}"
+  "lock_contended_np4|4|lock_contended ${contended[*]}"
+)
+
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+failed=0
+entries=()
+for run in "${runs[@]}"; do
+  IFS='|' read -r name np cmd <<<"$run"
+  read -r -a argv <<<"$cmd"
+  argv[0]=$bin/${argv[0]}
+  if [ "$np" -gt 0 ]; then argv=("${mpirun[@]}" -n "$np" "${argv[@]}"); fi
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  echo "== $name (load $load): ${argv[*]}" >&2
+  if "${argv[@]}" >"$tmp" && [ -s "$tmp" ]; then
+    line=$(head -n1 "$tmp")
+    entries+=("{\"commit\":\"$commit\",\"loadavg\":$load,${line#\{}")
+  else
+    failed=1
+    entries+=("{\"bench\":\"$name\",\"commit\":\"$commit\",\"loadavg\":$load,\"error\":\"failed; see stderr\"}")
+  fi
+done
+
+{
+  echo "["
+  for i in "${!entries[@]}"; do
+    sep=","
+    [ "$i" -eq $((${#entries[@]} - 1)) ] && sep=""
+    echo "${entries[$i]}$sep"
+  done
+  echo "]"
+} >"$out"
+echo "wrote ${#entries[@]} reports to $out" >&2
+exit $failed
