@@ -137,6 +137,7 @@ void Runtime::start(int* argc, char*** argv) {
   std::atexit(check_exit_without_finalize);
 
   service_ = std::make_unique<Service>(state_.get());
+  state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);
   SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes, region %p + %" PRIu64 " bytes; %s", size,
@@ -246,6 +247,7 @@ void Runtime::finalize(const char* call) {
   // after hearing from all of them.
   Transport& t = s.transport;
   auto bye = std::make_shared<const Bytes>(Writer(MsgType::kShutdown).finish(t.next_seq()));
+  t.set_idle_work(nullptr);
   for (int p = 0; p < s.size; ++p) t.send_shared(p, kTagRequest, bye);
   service_->join();
   t.finalize();

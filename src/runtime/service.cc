@@ -20,7 +20,7 @@ void Service::join() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool Service::dispatch(const Incoming& in) {
+void Service::dispatch(const Incoming& in) {
   Reader r(in.bytes.data(), in.bytes.size());
   MsgType type;
   Status st = r.open(&type);
@@ -40,12 +40,27 @@ bool Service::dispatch(const Incoming& in) {
     case MsgType::kShutdown:
       // MPI keeps each sender's messages in order, so once every process's
       // shutdown is here, nothing else addressed to us is still on its way.
-      return ++shutdowns_ < s_->size;
+      shutdowns_.fetch_add(1, std::memory_order_acq_rel);
+      return;
     default:
       fatal("protocol error: rank %d sent %s as a request", in.source, msg_type_name(type));
   }
   s_->stats.service.requests_served.fetch_add(1, std::memory_order_relaxed);
-  return true;
+}
+
+bool Service::serve_pending() {
+  std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  Transport& t = s_->transport;
+  bool did = false;
+  Incoming in;
+  while (!finished() && t.try_receive(kTagRequest, &in)) {
+    const uint64_t t0 = now_ns();
+    dispatch(in);
+    s_->stats.service.t_server_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
+    did = true;
+  }
+  return did;
 }
 
 void Service::run() {
@@ -53,17 +68,9 @@ void Service::run() {
   const uint64_t spin_ns = std::max<uint64_t>(s_->config.spin_us * 1000, Transport::kSpinAfterWakeNs);
   uint64_t last_activity = now_ns();
   int idle_polls = 0;
-  Incoming in;
-  for (;;) {
+  while (!finished()) {
     uint32_t seen = t.wakeup().snapshot(WakeRole::kService);
-    bool did = false;
-    while (t.try_receive(kTagRequest, &in)) {
-      const uint64_t t0 = now_ns();
-      bool more = dispatch(in);
-      s_->stats.service.t_server_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
-      if (!more) return;
-      did = true;
-    }
+    bool did = serve_pending();
     if (t.progress_sends()) did = true;
     const uint64_t now = now_ns();
     if (did) {

@@ -6,9 +6,15 @@
 //
 // It polls for a spin window after the last message, then sleeps on its
 // wake-up word; senders on the same node wake it.
+//
+// The application thread also serves, whenever it waits for a reply
+// (serve_pending): on a machine with few cores the service thread may be
+// asleep or descheduled exactly when a peer needs an answer, while the
+// application thread is awake and idle. The two never serve at once.
 #pragma once
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "protocol/home_server.h"
@@ -30,10 +36,14 @@ class Service {
   // Returns once every process has sent this one its shutdown message.
   void join();
 
+  // Serves every request that has arrived, unless the other thread is
+  // serving right now. Returns true if it served anything.
+  bool serve_pending();
+
  private:
   void run();
-  // Serves one request; returns false when the last shutdown arrived.
-  bool dispatch(const Incoming& in);
+  void dispatch(const Incoming& in);
+  bool finished() const { return shutdowns_.load(std::memory_order_acquire) >= s_->size; }
 
   RuntimeState* s_;
   HomeServer home_;
@@ -41,7 +51,8 @@ class Service {
   RendezvousManager rendezvous_;
   CondvarManager condvars_;
   std::thread thread_;
-  int shutdowns_ = 0;
+  std::mutex serve_mu_;  // held by whichever thread is serving
+  std::atomic<int> shutdowns_{0};
 };
 
 }  // namespace scopedsm

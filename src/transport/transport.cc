@@ -148,6 +148,10 @@ void Transport::wait_until(WakeRole role, const std::function<bool()>& done, con
     uint32_t seen = wakeup_.snapshot(role);
     progress_sends();
     if (done()) break;
+    if (idle_work_ && idle_work_()) {
+      spin_until = std::max(spin_until, now_ns() + kSpinAfterWakeNs);
+      continue;
+    }
     const uint64_t now = now_ns();
     if (now < spin_until) {
       for (int i = 0; i < 16; ++i) cpu_relax();

@@ -98,6 +98,9 @@ class Transport {
   TrafficCounters& sent() { return sent_; }
   TrafficCounters& received() { return received_; }
 
+  // Work the application thread does while it waits (serving requests).
+  void set_idle_work(std::function<bool()> work) { idle_work_ = std::move(work); }
+
   // Extra text appended to timeout reports (the lock stack, set by the runtime).
   void set_wait_context(std::function<std::string()> context) { wait_context_ = std::move(context); }
 
@@ -122,6 +125,7 @@ class Transport {
   TrafficCounters sent_;
   TrafficCounters received_;
   std::function<std::string()> wait_context_;
+  std::function<bool()> idle_work_;
 };
 
 }  // namespace scopedsm
