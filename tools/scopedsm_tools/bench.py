@@ -19,7 +19,8 @@ import time
 
 from . import apps, launch, micro, results, runner
 
-# Named configurations: SCOPEDSM_* settings for the DSM runs.
+# Named configurations: SCOPEDSM_* settings for the DSM runs. Under
+# first-touch, apps that place homes explicitly (jia_alloc3) stop with an error.
 CONFIGS = {
     "default": {},
     "first-touch": {"SCOPEDSM_HOME_POLICY": "first-touch"},
@@ -69,7 +70,8 @@ def build_parser():
     p.add_argument("--procs", default="1,2,4", help="process counts (default 1,2,4)")
     p.add_argument("--reps", type=int, help="repetitions per point (default 3; --quick: 1)")
     p.add_argument("--configs", default="default",
-                   help=f"configurations: {', '.join(CONFIGS)} or SCOPEDSM_VAR=VALUE[+...] (default: default)")
+                   help=f"configurations of the DSM runs: {', '.join(CONFIGS)} or SCOPEDSM_VAR=VALUE[+...] "
+                        "(default: default; under first-touch, apps that place homes explicitly fail)")
     p.add_argument("--variants", default=",".join(VARIANTS),
                    help="variants to run where built (default seq,dsm,mpi,omp; seq is the baseline)")
     p.add_argument("--args", action="append", default=[], metavar="APP=ARGS",
