@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   const size_t word = ps / 2 / sizeof(uint64_t);
 
   size_t next = 0;
+  std::vector<double> fault_part, unlock_part;  // the two halves of each sample
   auto writes = [&](size_t n, bool cached) {
     std::vector<double> samples;
     samples.reserve(n);
@@ -65,9 +66,12 @@ int main(int argc, char** argv) {
       scopedsm_lock(lock);
       const uint64_t t0 = bench::now_ns();
       page[word] = value_for(next);
-      scopedsm_unlock(lock);
       const uint64_t t1 = bench::now_ns();
-      samples.push_back(bench::ns_to_us(t1 - t0));
+      scopedsm_unlock(lock);
+      const uint64_t t2 = bench::now_ns();
+      samples.push_back(bench::ns_to_us(t2 - t0));
+      fault_part.push_back(bench::ns_to_us(t1 - t0));
+      unlock_part.push_back(bench::ns_to_us(t2 - t1));
     }
     return samples;
   };
@@ -85,7 +89,7 @@ int main(int argc, char** argv) {
   report.procs = nprocs;
   report.reps = static_cast<long>(reps);
   report.rounds = static_cast<long>(rounds);
-  bench::Rounds rtt, cached;
+  bench::Rounds rtt, cached, fresh_fault, fresh_unlock, cached_fault, cached_unlock;
   size_t next_fresh = warmup, next_cached = per_kind + warmup;
   for (size_t r = 0; r < rounds; ++r) {
     bench::quiesce();
@@ -94,13 +98,21 @@ int main(int argc, char** argv) {
     bench::quiesce();
     if (rank == writer) {
       next = next_fresh;
+      fault_part.clear();
+      unlock_part.clear();
       report.measured.add_round(writes(reps, false));
+      fresh_fault.add_round(fault_part);
+      fresh_unlock.add_round(unlock_part);
       next_fresh = next;
     }
     bench::quiesce();
     if (rank == writer) {
       next = next_cached;
+      fault_part.clear();
+      unlock_part.clear();
       cached.add_round(writes(reps, true));
+      cached_fault.add_round(fault_part);
+      cached_unlock.add_round(unlock_part);
       next_cached = next;
     }
   }
@@ -128,7 +140,11 @@ int main(int argc, char** argv) {
     report.baseline = rtt.all();
     report.target_ratio = 2.5;
     report.extra.string("measures", "fresh page: write fault (GETP + twin) + unlock (diff, DIFF/DIFFGRANT, REL)");
+    report.extra.summary("fresh_write_fault", fresh_fault.all());
+    report.extra.summary("fresh_unlock", fresh_unlock.all());
     report.extra.summary("cached_page", cached.all());
+    report.extra.summary("cached_write_fault", cached_fault.all());
+    report.extra.summary("cached_unlock", cached_unlock.all());
     report.extra.number("cached_ratio", cached.all().median / rtt.all().median);
     report.extra.number("p90", bench::quantile(report.measured.every(), 0.9));
     report.extra.integer("words_checked", static_cast<long long>(pages));
