@@ -86,6 +86,7 @@ int main(int argc, char **argv) {
   char *rows = (char *)jia_alloc3((int)(row_bytes * procs), (int)row_bytes, 0);
   int *sorted = (int *)jia_alloc3((int)(out_band * procs), (int)out_band, 0);
   uint64_t *checks = (uint64_t *)jia_alloc1((int)(procs * (long)sizeof(uint64_t)));
+  long *misplaced = (long *)jia_alloc1((int)(procs * (long)sizeof(long)));
 
   long lo, hi;
   appkit_block(n, procs, me, &lo, &hi);
@@ -123,10 +124,15 @@ int main(int argc, char **argv) {
     for (long v = 0; v < maxkey; ++v) less[v] += row[v];
   }
   const long band = out_band / (long)sizeof(int);
+  long bad = 0; /* positions outside the output (only if the histogram was wrong) */
   for (long i = 0; i < mine; ++i) {
     long pos = less[key[i]]++;
-    sorted[(pos / band) * band + pos % band] = key[i];
+    if (pos < 0 || pos >= n)
+      ++bad;
+    else
+      sorted[(pos / band) * band + pos % band] = key[i];
   }
+  misplaced[me] = bad;
   jia_barrier();
   jia_stopstat();
   float t1 = jia_clock();
@@ -145,7 +151,14 @@ int main(int argc, char **argv) {
       for (long i = 0; i < n; ++i) ++ref_hist[all[i]];
       ref_check += rank_sum(all, n, ref_hist, maxkey, less);
     }
-    for (int p = 0; p < procs; ++p) got_check += checks[p];
+    for (int p = 0; p < procs; ++p) {
+      got_check += checks[p];
+      if (misplaced[p] != 0) {
+        fprintf(stderr, "is: verification FAILED: process %d computed %ld output positions outside the output\n", p,
+                misplaced[p]);
+        ok = 0;
+      }
+    }
     int prev = 0;
     for (long pos = 0; pos < n && ok; ++pos) {
       int v = sorted[(pos / band) * band + pos % band];
