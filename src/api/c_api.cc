@@ -115,7 +115,7 @@ int scopedsm_describe(char* buf, size_t len) {
   char lib[MPI_MAX_LIBRARY_VERSION_STRING];
   int n = 0;
   MPI_Get_library_version(lib, &n);
-  std::string libs(lib, static_cast<size_t>(n));
+  std::string libs(lib, strnlen(lib, static_cast<size_t>(n)));  // some MPIs count the NUL
   while (!libs.empty() && (libs.back() == '\n' || libs.back() == ' ')) libs.pop_back();
   for (auto& c : libs)
     if (c == '\n') c = ' ';

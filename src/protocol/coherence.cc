@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "protocol/diff.h"
+#include "protocol/messages.h"
 
 namespace scopedsm {
 
@@ -101,10 +102,7 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   const size_t ps = s_->region.page_size();
   MPI_Request req;
   MPI_Irecv(s_->region.alias(page), static_cast<int>(ps), MPI_BYTE, home, kTagPage, t.comm(), &req);
-  Writer w(MsgType::kGetPage);
-  w.put<uint32_t>(static_cast<uint32_t>(page));
-  w.put<uint32_t>(s_->epoch);
-  t.send(home, kTagRequest, w.finish(t.next_seq()));
+  t.send(home, kTagRequest, encode(GetPageMsg{static_cast<uint32_t>(page), s_->epoch}, t.next_seq()));
   t.wait_until(
       WakeRole::kApp,
       [&] {
@@ -155,18 +153,14 @@ void Coherence::claim_home(uint64_t page, Access access) {
   PageMeta& m = s_->pages[page];
   const int dir = static_cast<int>(page % static_cast<uint64_t>(s_->size));
   Transport& t = s_->transport;
-  Writer w(MsgType::kHomeClaim);
-  w.put<uint32_t>(static_cast<uint32_t>(page));
-  w.put<uint8_t>(1);
-  t.send(dir, kTagRequest, w.finish(t.next_seq()));
+  t.send(dir, kTagRequest, encode(HomeClaimMsg{static_cast<uint32_t>(page), true}, t.next_seq()));
   Incoming in = t.await_reply(MsgType::kHomeIs, dir, "a first-touch home (HOMEIS)");
-  Reader r(in.bytes.data(), in.bytes.size());
-  MsgType type;
-  uint32_t got_page = 0;
-  int32_t home = kHomeUnknown;
-  if (!r.open(&type).ok() || !r.get(&got_page).ok() || !r.get(&home).ok() || got_page != page || home < 0 ||
-      home >= s_->size)
-    fatal("protocol error: bad HOMEIS reply from rank %d for page %" PRIu64, dir, page);
+  HomeIsMsg answer;
+  Status st = decode_message(in.bytes, MsgType::kHomeIs, s_->limits(), &answer);
+  if (!st.ok() || answer.page != page || answer.home < 0)
+    fatal("protocol error: bad HOMEIS reply from rank %d for page %" PRIu64 ": %s", dir, page,
+          st.ok() ? "wrong page or no home" : st.message().c_str());
+  const int home = answer.home;
   ++s_->stats.app.home_claims;
   m.home.store(home, std::memory_order_release);
   if (home != s_->rank) {

@@ -1,8 +1,11 @@
 #include "protocol/home_server.h"
 
+#include <algorithm>
+
 #include "common/clock.h"
 #include "common/log.h"
 #include "protocol/diff.h"
+#include "protocol/messages.h"
 
 namespace scopedsm {
 
@@ -13,22 +16,21 @@ namespace {
 }  // namespace
 
 void HomeServer::on_get_page(const Incoming& in, Reader* r) {
-  uint32_t page = 0, epoch = 0;
-  if (!r->get(&page).ok() || !r->get(&epoch).ok() || r->remaining() != 0) bad_request("GETP", in.source, "bad length");
-  if (page >= s_->pages.allocated()) bad_request("GETP", in.source, "page " + std::to_string(page) + " is not allocated");
-  PageMeta& m = s_->pages[page];
+  GetPageMsg msg;
+  if (Status st = decode(r, s_->limits(), &msg); !st.ok()) bad_request("GETP", in.source, st.message());
+  PageMeta& m = s_->pages[msg.page];
   int32_t home = m.home.load(std::memory_order_acquire);
   // kHomeUnknown is legal under first touch: the directory named us, the
   // requester heard first, and our application thread has not yet.
   if (home != s_->rank && home != kHomeUnknown)
-    bad_request("GETP", in.source, "page " + std::to_string(page) + " is homed at rank " + std::to_string(home));
+    bad_request("GETP", in.source, "page " + std::to_string(msg.page) + " is homed at rank " + std::to_string(home));
 
-  // Record that a copy went out in `epoch` (adaptive write detection). If
+  // Record that a copy went out in this epoch (adaptive write detection). If
   // the home was not trapping writes, it must start again and notice them.
   uint32_t old = m.share.load(std::memory_order_acquire);
   bool queue_retrap = false;
   for (;;) {
-    uint32_t tag = std::min<uint32_t>(epoch + 1, kShareEpochMask);
+    uint32_t tag = std::min<uint32_t>(msg.epoch + 1, kShareEpochMask);
     uint32_t field = std::max(old & kShareEpochMask, tag);
     uint32_t next = (old & ~kShareEpochMask) | field;
     queue_retrap = (old & kShareUntrapped) && !(old & kShareRetrap);
@@ -37,9 +39,9 @@ void HomeServer::on_get_page(const Incoming& in, Reader* r) {
   }
   if (queue_retrap) {
     std::lock_guard<std::mutex> lock(s_->retrap_mu);
-    s_->retrap_queue.push_back(page);
+    s_->retrap_queue.push_back(msg.page);
   }
-  s_->transport.send_page(in.source, s_->region.alias(page), s_->region.page_size());
+  s_->transport.send_page(in.source, s_->region.alias(msg.page), s_->region.page_size());
   s_->stats.service.pages_served.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -62,29 +64,23 @@ void HomeServer::on_diff(const Incoming& in, Reader* r) {
     s_->stats.service.diff_bytes_applied.fetch_add(changed, std::memory_order_relaxed);
   }
   s_->stats.service.t_diff_apply_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
-  Writer w(MsgType::kDiffAck);
-  s_->transport.send(in.source, kTagReply, w.finish(s_->transport.next_seq()));
+  s_->transport.send(in.source, kTagReply, encode_empty(MsgType::kDiffAck, s_->transport.next_seq()));
 }
 
 void HomeServer::on_home_claim(const Incoming& in, Reader* r) {
-  uint32_t page = 0;
-  uint8_t claim = 0;
-  if (!r->get(&page).ok() || !r->get(&claim).ok() || r->remaining() != 0)
-    bad_request("HOMECLAIM", in.source, "bad length");
-  if (page >= s_->pages.allocated() || page % static_cast<uint32_t>(s_->size) != static_cast<uint32_t>(s_->rank))
-    bad_request("HOMECLAIM", in.source, "page " + std::to_string(page) + " has no directory entry here");
-  auto it = directory_.find(page);
+  HomeClaimMsg msg;
+  if (Status st = decode(r, s_->limits(), &msg); !st.ok()) bad_request("HOMECLAIM", in.source, st.message());
+  if (msg.page % static_cast<uint32_t>(s_->size) != static_cast<uint32_t>(s_->rank))
+    bad_request("HOMECLAIM", in.source, "page " + std::to_string(msg.page) + " has no directory entry here");
+  auto it = directory_.find(msg.page);
   int32_t home = kHomeUnknown;
   if (it != directory_.end()) {
     home = it->second;
-  } else if (claim) {
+  } else if (msg.claim) {
     home = in.source;
-    directory_.emplace(page, home);
+    directory_.emplace(msg.page, home);
   }
-  Writer w(MsgType::kHomeIs);
-  w.put<uint32_t>(page);
-  w.put<int32_t>(home);
-  s_->transport.send(in.source, kTagReply, w.finish(s_->transport.next_seq()));
+  s_->transport.send(in.source, kTagReply, encode(HomeIsMsg{msg.page, home}, s_->transport.next_seq()));
 }
 
 }  // namespace scopedsm

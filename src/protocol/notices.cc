@@ -12,14 +12,6 @@ void put_notices(Writer* out, const std::vector<WriteNotice>& notices) {
   }
 }
 
-void put_pages_as_notices(Writer* out, const std::vector<uint32_t>& pages, int32_t writer) {
-  out->put<uint32_t>(static_cast<uint32_t>(pages.size()));
-  for (uint32_t p : pages) {
-    out->put<uint32_t>(p);
-    out->put<int32_t>(writer);
-  }
-}
-
 Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<WriteNotice>* out) {
   uint32_t count = 0;
   if (Status s = in->get(&count); !s.ok()) return s;

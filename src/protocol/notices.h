@@ -23,7 +23,6 @@ struct WriteNotice {
 
 // u32 count, then count * (u32 page, i32 writer).
 void put_notices(Writer* out, const std::vector<WriteNotice>& notices);
-void put_pages_as_notices(Writer* out, const std::vector<uint32_t>& pages, int32_t writer);
 // Rejects counts that do not fit the message, pages >= page_limit and writer
 // ids that are neither a rank below `ranks` nor kMultipleWriters.
 Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<WriteNotice>* out);

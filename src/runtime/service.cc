@@ -38,6 +38,8 @@ void Service::dispatch(const Incoming& in) {
     case MsgType::kCvReset: condvars_.on_reset(in, &r); break;
     case MsgType::kCvWait: condvars_.on_wait(in, &r); break;
     case MsgType::kShutdown:
+      if (Status e = decode_empty(&r); !e.ok())
+        fatal("protocol error: malformed SHUTDOWN from rank %d: %s", in.source, e.message().c_str());
       // MPI keeps each sender's messages in order, so once every process's
       // shutdown is here, nothing else addressed to us is still on its way.
       shutdowns_.fetch_add(1, std::memory_order_acq_rel);

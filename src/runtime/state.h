@@ -18,6 +18,7 @@
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
+#include "protocol/messages.h"
 #include "stats/stats.h"
 #include "sync/lock_stack.h"
 #include "transport/transport.h"
@@ -47,6 +48,11 @@ struct RuntimeState {
   std::vector<uint32_t> retrap_queue;
 
   bool test_fault(const char* name) const { return config.test_fault == name; }
+
+  // What a well-formed message may name, right now.
+  Limits limits() const { return Limits{pages.allocated(), size, kMaxLocks, kMaxCondvars}; }
+  static constexpr int kMaxLocks = 1024;     // = Maxlocks in jia.h
+  static constexpr int kMaxCondvars = 64;    // = Maxcondvs in jia.h
 };
 
 }  // namespace scopedsm

@@ -3,6 +3,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "jia.h"
+#include "protocol/messages.h"
 #include "sync/condvar_manager.h"
 #include "sync/lock_manager.h"
 
@@ -10,16 +11,21 @@ namespace scopedsm {
 
 namespace {
 
-std::vector<WriteNotice> read_grant_notices(RuntimeState* s, const Incoming& in, const char* what,
-                                            const std::function<bool(Reader*)>& header) {
-  Reader r(in.bytes.data(), in.bytes.size());
-  MsgType type;
-  std::vector<WriteNotice> notices;
-  if (!r.open(&type).ok() || !header(&r)) fatal("protocol error: malformed %s from rank %d", what, in.source);
-  Status st = get_notices(&r, s->pages.allocated(), s->size, &notices);
-  if (!st.ok() || r.remaining() != 0)
-    fatal("protocol error: malformed %s from rank %d: %s", what, in.source, st.ok() ? "trailing bytes" : st.message().c_str());
-  return notices;
+// Waits for the reply of type `expected` from `from` and decodes it.
+template <typename M>
+M await_decoded(RuntimeState* s, MsgType expected, int from, const char* what) {
+  Incoming in = s->transport.await_reply(expected, from, what);
+  M msg;
+  Status st = decode_message(in.bytes, expected, s->limits(), &msg);
+  if (!st.ok()) fatal("protocol error: malformed %s from rank %d: %s", msg_type_name(expected), in.source, st.message().c_str());
+  return msg;
+}
+
+std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writer) {
+  std::vector<WriteNotice> out;
+  out.reserve(pages.size());
+  for (uint32_t p : pages) out.push_back({p, writer});
+  return out;
 }
 
 }  // namespace
@@ -47,19 +53,12 @@ void SyncClient::lock(const char* call, int lock) {
   c_->close_interval();
   const int home = LockManager::home_of(lock, s_->size);
   Transport& t = s_->transport;
-  Writer w(MsgType::kAcquire);
-  w.put<uint32_t>(static_cast<uint32_t>(lock));
-  w.put<uint32_t>(s_->epoch);
-  w.put<uint64_t>(seen_[static_cast<size_t>(lock)]);
-  t.send(home, kTagRequest, w.finish(t.next_seq()));
-  Incoming in = t.await_reply(MsgType::kAcquireGrant, home, "a lock grant (ACQGRANT)");
-  uint32_t granted = 0;
-  uint64_t version = 0;
-  auto notices = read_grant_notices(s_, in, "ACQGRANT", [&](Reader* r) {
-    return r->get(&granted).ok() && r->get(&version).ok() && granted == static_cast<uint32_t>(lock);
-  });
-  seen_[static_cast<size_t>(lock)] = version;
-  c_->invalidate(notices);
+  AcquireMsg req{static_cast<uint32_t>(lock), s_->epoch, seen_[static_cast<size_t>(lock)]};
+  t.send(home, kTagRequest, encode(req, t.next_seq()));
+  auto grant = await_decoded<AcquireGrantMsg>(s_, MsgType::kAcquireGrant, home, "a lock grant (ACQGRANT)");
+  if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
+  seen_[static_cast<size_t>(lock)] = grant.version;
+  c_->invalidate(grant.notices);
   s_->stack.push(lock);
 }
 
@@ -78,11 +77,8 @@ void SyncClient::unlock(const char* call, int lock) {
   // those pages, which it may do as soon as the lock home sees REL.
   c_->flush_diffs();
   Transport& t = s_->transport;
-  Writer w(MsgType::kRelease);
-  w.put<uint32_t>(static_cast<uint32_t>(lock));
-  w.put<uint32_t>(s_->epoch);
-  put_pages_as_notices(&w, s_->stack.top_pages(), s_->rank);
-  t.send(LockManager::home_of(lock, s_->size), kTagRequest, w.finish(t.next_seq()));
+  ReleaseMsg rel{static_cast<uint32_t>(lock), s_->epoch, as_notices(s_->stack.top_pages(), s_->rank)};
+  t.send(LockManager::home_of(lock, s_->size), kTagRequest, encode(rel, t.next_seq()));
   s_->stack.pop();
 }
 
@@ -96,15 +92,11 @@ void SyncClient::barrier(const char* call) {
   c_->close_interval();
   c_->flush_diffs();
   Transport& t = s_->transport;
-  Writer w(MsgType::kBarrier);
-  w.put<uint32_t>(s_->epoch);
-  put_pages_as_notices(&w, s_->stack.take_bottom(), s_->rank);
-  t.send(0, kTagRequest, w.finish(t.next_seq()));
-  Incoming in = t.await_reply(MsgType::kBarrierGrant, 0, "the other processes at the barrier (BARRGRANT)");
-  uint32_t epoch = 0;
-  auto notices = read_grant_notices(s_, in, "BARRGRANT", [&](Reader* r) { return r->get(&epoch).ok() && epoch == s_->epoch; });
-  c_->invalidate(notices);
-  c_->untrap_after_barrier(notices, s_->epoch);
+  t.send(0, kTagRequest, encode(BarrierMsg{s_->epoch, as_notices(s_->stack.take_bottom(), s_->rank)}, t.next_seq()));
+  auto grant = await_decoded<BarrierGrantMsg>(s_, MsgType::kBarrierGrant, 0, "the other processes at the barrier (BARRGRANT)");
+  if (grant.epoch != s_->epoch) fatal("protocol error: BARRGRANT for barrier %u while at barrier %u", grant.epoch, s_->epoch);
+  c_->invalidate(grant.notices);
+  c_->untrap_after_barrier(grant.notices, s_->epoch);
   ++s_->epoch;
   s_->stack.set_epoch(s_->epoch);
 }
@@ -113,8 +105,7 @@ void SyncClient::wait(const char*) {
   ScopedTimer timer(&s_->stats.app.t_syn_ns);
   ++s_->stats.app.waits;
   Transport& t = s_->transport;
-  Writer w(MsgType::kWait);
-  t.send(0, kTagRequest, w.finish(t.next_seq()));
+  t.send(0, kTagRequest, encode_empty(MsgType::kWait, t.next_seq()));
   t.await_reply(MsgType::kWaitGrant, 0, "the other processes at jia_wait (WAITGRANT)");
 }
 
@@ -122,11 +113,8 @@ void SyncClient::release_to_cv(int cv) {
   c_->close_interval();
   c_->flush_diffs();
   Transport& t = s_->transport;
-  Writer w(MsgType::kCvSet);
-  w.put<uint32_t>(static_cast<uint32_t>(cv));
-  w.put<uint32_t>(s_->epoch);
-  put_pages_as_notices(&w, s_->stack.all_pages(), s_->rank);
-  t.send(CondvarManager::home_of(cv, s_->size), kTagRequest, w.finish(t.next_seq()));
+  CvSetMsg msg{static_cast<uint32_t>(cv), s_->epoch, as_notices(s_->stack.all_pages(), s_->rank)};
+  t.send(CondvarManager::home_of(cv, s_->size), kTagRequest, encode(msg, t.next_seq()));
 }
 
 void SyncClient::cv_set(const char* call, int cv) {
@@ -141,10 +129,8 @@ void SyncClient::cv_reset(const char* call, int cv) {
   ScopedTimer timer(&s_->stats.app.t_syn_ns);
   ++s_->stats.app.cv_ops;
   Transport& t = s_->transport;
-  Writer w(MsgType::kCvReset);
-  w.put<uint32_t>(static_cast<uint32_t>(cv));
-  w.put<uint32_t>(s_->epoch);
-  t.send(CondvarManager::home_of(cv, s_->size), kTagRequest, w.finish(t.next_seq()));
+  t.send(CondvarManager::home_of(cv, s_->size), kTagRequest,
+         encode_cv(MsgType::kCvReset, CvMsg{static_cast<uint32_t>(cv), s_->epoch}, t.next_seq()));
 }
 
 void SyncClient::cv_wait(const char* call, int cv) {
@@ -154,39 +140,19 @@ void SyncClient::cv_wait(const char* call, int cv) {
   c_->close_interval();
   const int home = CondvarManager::home_of(cv, s_->size);
   Transport& t = s_->transport;
-  Writer w(MsgType::kCvWait);
-  w.put<uint32_t>(static_cast<uint32_t>(cv));
-  w.put<uint32_t>(s_->epoch);
-  t.send(home, kTagRequest, w.finish(t.next_seq()));
-  Incoming in = t.await_reply(MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)");
-  uint32_t got = 0;
-  auto notices = read_grant_notices(s_, in, "CVGRANT", [&](Reader* r) { return r->get(&got).ok() && got == static_cast<uint32_t>(cv); });
-  c_->invalidate(notices);
+  t.send(home, kTagRequest, encode_cv(MsgType::kCvWait, CvMsg{static_cast<uint32_t>(cv), s_->epoch}, t.next_seq()));
+  auto grant = await_decoded<CvGrantMsg>(s_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)");
+  if (grant.cv != static_cast<uint32_t>(cv)) fatal("protocol error: CVGRANT for %u while waiting on %d", grant.cv, cv);
+  c_->invalidate(grant.notices);
 }
 
 std::vector<std::vector<std::byte>> SyncClient::collective(const std::string& description,
                                                            const std::vector<std::byte>& blob) {
   Transport& t = s_->transport;
-  Writer w(MsgType::kCollective);
-  w.put<uint32_t>(static_cast<uint32_t>(description.size()));
-  w.put_bytes(description.data(), description.size());
-  w.put<uint32_t>(static_cast<uint32_t>(blob.size()));
-  w.put_bytes(blob.data(), blob.size());
-  t.send(0, kTagRequest, w.finish(t.next_seq()));
-  Incoming in = t.await_reply(MsgType::kCollectiveDone, 0, "the other processes at a collective call (COLLGRANT)");
-  Reader r(in.bytes.data(), in.bytes.size());
-  MsgType type;
-  uint32_t n = 0;
-  if (!r.open(&type).ok() || !r.get(&n).ok() || n > static_cast<uint32_t>(s_->size))
-    fatal("protocol error: malformed COLLGRANT");
-  std::vector<std::vector<std::byte>> out(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    uint32_t len = 0;
-    const std::byte* p = nullptr;
-    if (!r.get(&len).ok() || !r.get_bytes(len, &p).ok()) fatal("protocol error: malformed COLLGRANT");
-    out[i].assign(p, p + len);
-  }
-  return out;
+  t.send(0, kTagRequest, encode(CollectiveMsg{description, blob}, t.next_seq()));
+  auto done = await_decoded<CollectiveDoneMsg>(s_, MsgType::kCollectiveDone, 0,
+                                              "the other processes at a collective call (COLLGRANT)");
+  return std::move(done.blobs);
 }
 
 }  // namespace scopedsm
