@@ -9,6 +9,7 @@
 #include <string>
 
 #include "api/message_passing.h"
+#include "api/test_hooks.h"
 #include "common/log.h"
 #include "jia.h"
 #include "runtime/runtime.h"
@@ -158,3 +159,9 @@ void scopedsm_fatal(const char* fmt, ...) {
 }
 
 }  // extern "C"
+
+extern "C" uint64_t scopedsm_test_lock_version(int lock) {
+  Runtime& rt = Runtime::require_running("scopedsm_test_lock_version");
+  if (lock < 0 || lock >= Maxlocks) scopedsm::fatal("scopedsm_test_lock_version(%d): lock id out of range", lock);
+  return rt.sync().granted_version(lock);
+}

@@ -47,6 +47,9 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_POLL_US", "200", "Longest sleep between polls when some processes are on other nodes (1 to 1000000)."},
       {"SCOPEDSM_WRITE_DETECT", "adaptive",
        "'adaptive' traps writes to a home page only while another process holds a copy; 'all' traps every write."},
+      {"SCOPEDSM_TEST_DELAY_US", "0",
+       "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
+       "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break one protocol step (skip-invalidate, skip-diff, skip-notices) to prove tests can fail."},
   };
@@ -141,6 +144,12 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
     else if (*v == "all") c.write_detect_all = true;
     else return bad("SCOPEDSM_WRITE_DETECT", *v, "adaptive or all");
   }
+  if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n > 1000000)
+      return bad("SCOPEDSM_TEST_DELAY_US", *v, "microseconds from 0 to 1000000");
+    c.test_delay_us = n;
+  }
   if (auto v = lookup("SCOPEDSM_TEST_FAULT")) {
     if (*v != "skip-invalidate" && *v != "skip-diff" && *v != "skip-notices" && *v != "none")
       return bad("SCOPEDSM_TEST_FAULT", *v, "skip-invalidate, skip-diff, skip-notices or none");
@@ -159,6 +168,7 @@ std::string describe_config(const Config& c) {
      << " timeout_s=" << c.timeout_s << " spin_us=" << c.spin_us << " poll_us=" << c.poll_us
      << " write_detect=" << (c.write_detect_all ? "all" : "adaptive");
   if (!c.test_fault.empty()) os << " TEST_FAULT=" << c.test_fault;
+  if (c.test_delay_us != 0) os << " TEST_DELAY_US=" << c.test_delay_us;
   return os.str();
 }
 

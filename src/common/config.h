@@ -31,6 +31,7 @@ struct Config {
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   std::string test_fault;              // test-only protocol breakage switch
+  uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
 };
 
 // One documented variable.

@@ -21,6 +21,7 @@ void Service::join() {
 }
 
 void Service::dispatch(const Incoming& in) {
+  s_->transport.inject_delay();
   Reader r(in.bytes.data(), in.bytes.size());
   MsgType type;
   Status st = r.open(&type);

@@ -31,6 +31,10 @@ class SyncClient {
   // the others get an empty vector.
   std::vector<std::vector<std::byte>> collective(const std::string& description, const std::vector<std::byte>& blob);
 
+  // The lock's version (incarnation) in our latest grant of it: critical
+  // sections of one lock are totally ordered by it. For tests.
+  uint64_t granted_version(int lock) const { return seen_[static_cast<size_t>(lock)]; }
+
  private:
   void check_lock_id(const char* call, int lock) const;
   void check_cv_id(const char* call, int cv) const;

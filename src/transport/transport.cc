@@ -3,6 +3,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <ctime>
+#include <random>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -35,6 +37,7 @@ Status Transport::init(MPI_Comm world, const Config& config) {
   // wake us, so we poll at SCOPEDSM_POLL_US.
   sleep_ns_ = wakeup_.has_remote_peers() ? config.poll_us * 1000 : 20000000;
   timeout_s_ = config.timeout_s;
+  test_delay_ns_ = config.test_delay_us * 1000;
   return Status::Ok();
 }
 
@@ -61,7 +64,16 @@ void Transport::count_sent(Tag tag, const void* data, size_t n) {
   sent_.bytes[h.type].fetch_add(n, std::memory_order_relaxed);
 }
 
+void Transport::inject_delay() const {
+  if (test_delay_ns_ == 0) return;
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  uint64_t ns = rng() % test_delay_ns_;
+  timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
+  nanosleep(&ts, nullptr);
+}
+
 void Transport::post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep) {
+  inject_delay();
   count_sent(tag, data, n);
   MPI_Request req;
   {

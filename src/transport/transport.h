@@ -92,6 +92,10 @@ class Transport {
   // protocol broke, which is reported and ends the job.
   Incoming await_reply(MsgType expected, int from, const char* what);
 
+  // Test only (SCOPEDSM_TEST_DELAY_US): sleeps a random time up to the
+  // configured bound; does nothing when the bound is 0.
+  void inject_delay() const;
+
   // Next per-process sequence number for an outgoing header.
   uint32_t next_seq() { return seq_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -116,6 +120,7 @@ class Transport {
   uint64_t spin_ns_ = 50000;
   uint64_t sleep_ns_ = 20000000;
   double timeout_s_ = 0;
+  uint64_t test_delay_ns_ = 0;
   std::atomic<uint32_t> seq_{0};
 
   std::mutex outbox_mu_;
