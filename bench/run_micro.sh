@@ -31,8 +31,13 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export SCOPEDSM_SUMMARY=off
 mpirun=(mpirun --oversubscribe --bind-to none)
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if ! git -C "$here" diff --quiet HEAD -- "$here/../src" "$here/../include" 2>/dev/null; then commit="$commit+dirty"; fi
+# The source version measured; set SCOPEDSM_BENCH_COMMIT when the build is
+# not of this tree (e.g. of an exported snapshot).
+commit=${SCOPEDSM_BENCH_COMMIT:-}
+if [ -z "$commit" ]; then
+  commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  if ! git -C "$here" diff --quiet HEAD -- "$here/../src" "$here/../include" 2>/dev/null; then commit="$commit+dirty"; fi
+fi
 
 if [ $quick = 1 ]; then
   sizes=(--reps=20 --rounds=2 --warmup=5)

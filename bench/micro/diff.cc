@@ -6,30 +6,36 @@
 // --percent of the page's 8-byte words change (every byte of each), at
 // positions drawn with a fixed seed (--pattern=random), every k-th word
 // (--pattern=stride) or one contiguous block (--pattern=block).
+// --impl=sketch times bench/proto/diff_sketch instead, which writes the
+// same record format (checked byte for byte against the runtime's).
 //
 // Baseline, interleaved: memcmp of the page with an equal copy (a full
 // scan, as memcmp stops at the first difference) plus memcpy of the page.
 // Each sample is the mean of --batch operations.
 //
-//   diff [--percent=25] [--pattern=random] [--reps=2000] [--rounds=10] [--batch=20]
+//   diff [--percent=25] [--pattern=random] [--impl=runtime] [--reps=2000]
+//        [--rounds=10] [--batch=20]
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <vector>
 
 #include "common/options.h"
 #include "common/report.h"
+#include "proto/diff_sketch.h"
 #include "protocol/diff.h"
 #include "transport/wire.h"
 
 namespace {
 
 constexpr const char* kName = "diff";
+constexpr size_t kHeader = sizeof(scopedsm::MsgHeader);
 
 struct Pages {
   size_t size = 0;
@@ -68,18 +74,38 @@ std::vector<size_t> changed_words(size_t words, size_t count, const std::string&
   return out;
 }
 
-// One diff: encode at the writer, apply at the home. Returns the encoded size.
-size_t diff_once(Pages* p) {
+// The runtime's encoder: a whole DIFF message holding one page's record.
+std::vector<std::byte> runtime_encode(Pages* p) {
   scopedsm::Writer w(scopedsm::MsgType::kDiff);
   scopedsm::encode_diff(0, p->page, p->twin, p->size, &w);
-  std::vector<std::byte> msg = w.finish(0);
+  return w.finish(0);
+}
+
+void runtime_apply(Pages* p, const std::vector<std::byte>& msg) {
   scopedsm::Reader r(msg.data(), msg.size());
   scopedsm::MsgType type;
   uint32_t page = 0;
   size_t changed = 0;
-  if (!r.open(&type).ok() || r.remaining() == 0) return msg.size();
-  if (!scopedsm::apply_diff(&r, p->size, &locate, p, &page, &changed).ok()) std::abort();
-  return msg.size();
+  if (!r.open(&type).ok()) std::abort();
+  if (r.remaining() > 0 && !scopedsm::apply_diff(&r, p->size, &locate, p, &page, &changed).ok()) std::abort();
+}
+
+// The sketch: the same record, in a buffer allocated per message.
+struct SketchRecord {
+  std::unique_ptr<std::byte[]> buf;
+  size_t size = 0;
+};
+
+SketchRecord sketch_encode(Pages* p) {
+  SketchRecord rec;
+  rec.buf.reset(new std::byte[bench::sketch::max_record_size(p->size)]);
+  size_t changed = 0;
+  rec.size = bench::sketch::encode_diff(0, p->page, p->twin, p->size, rec.buf.get(), &changed);
+  return rec;
+}
+
+void sketch_apply(Pages* p, const SketchRecord& rec) {
+  if (rec.size != 0 && bench::sketch::apply_diff(rec.buf.get(), rec.size, p->home, p->size) != rec.size) std::abort();
 }
 
 void baseline_once(Pages* p) {
@@ -101,12 +127,29 @@ std::vector<double> batches(size_t reps, size_t batch, F op) {
   return samples;
 }
 
+// Both encoders must write the same record, and each decoder must rebuild
+// the page from it. Returns the record size, or 0 after printing why not.
+size_t cross_check(Pages* p) {
+  std::vector<std::byte> msg = runtime_encode(p);
+  SketchRecord rec = sketch_encode(p);
+  if (msg.size() - kHeader != rec.size || std::memcmp(msg.data() + kHeader, rec.buf.get(), rec.size) != 0)
+    bench::die(kName, "the sketch's record differs from the runtime's");
+  std::memcpy(p->home, p->twin, p->size);
+  runtime_apply(p, msg);
+  if (std::memcmp(p->home, p->page, p->size) != 0) bench::die(kName, "apply_diff does not rebuild the page");
+  std::memcpy(p->home, p->twin, p->size);
+  sketch_apply(p, rec);
+  if (std::memcmp(p->home, p->page, p->size) != 0) bench::die(kName, "the sketch does not rebuild the page");
+  return rec.size;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bench::Options opt(argc, argv, {"percent", "pattern", "reps", "rounds", "warmup", "batch"});
+  bench::Options opt(argc, argv, {"percent", "pattern", "impl", "reps", "rounds", "warmup", "batch"});
   const long percent = opt.integer("percent", 25);
   const std::string pattern = opt.text("pattern", "random");
+  const std::string impl = opt.text("impl", "runtime");
   const size_t reps = static_cast<size_t>(opt.integer("reps", 2000));
   const size_t rounds = static_cast<size_t>(opt.integer("rounds", 10));
   const size_t warmup = static_cast<size_t>(opt.integer("warmup", 200));
@@ -115,7 +158,9 @@ int main(int argc, char** argv) {
   if (percent > 100) bench::die(kName, "--percent must be from 0 to 100");
   if (pattern != "random" && pattern != "stride" && pattern != "block")
     bench::die(kName, "--pattern must be random, stride or block");
+  if (impl != "runtime" && impl != "sketch") bench::die(kName, "--impl must be runtime or sketch");
   if (batch == 0) batch = 1;
+  const bool sketch = impl == "sketch";
 
   Pages p;
   p.size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -135,50 +180,47 @@ int main(int argc, char** argv) {
   for (size_t w : changed_words(words, count, pattern))
     for (size_t b = 0; b < 8; ++b) p.page[w * 8 + b] ^= std::byte{0xff};
   std::memcpy(p.equal, p.page, p.size);
-  std::memcpy(p.home, p.twin, p.size);
+  const size_t record = cross_check(&p);
 
-  // The home's copy must equal the writer's page after one diff.
-  const size_t encoded = diff_once(&p);
-  if (std::memcmp(p.home, p.page, p.size) != 0) bench::die(kName, "the applied diff does not reproduce the page");
-
-  batches(warmup, batch, [&] { diff_once(&p); });
+  // One operation: encode at the writer, apply at the home.
+  auto diff_once = [&] {
+    if (sketch) sketch_apply(&p, sketch_encode(&p));
+    else runtime_apply(&p, runtime_encode(&p));
+  };
+  batches(warmup, batch, diff_once);
   batches(warmup, batch, [&] { baseline_once(&p); });
 
   bench::Report report;
-  report.bench = "diff_" + std::to_string(percent) + "pct" + (pattern == "random" ? "" : "_" + pattern);
+  report.bench = "diff_" + std::to_string(percent) + "pct" + (pattern == "random" ? "" : "_" + pattern) +
+                 (sketch ? "_sketch" : "");
   report.procs = 1;
   report.reps = static_cast<long>(reps);
   report.rounds = static_cast<long>(rounds);
   bench::Rounds base, encode, apply;
-  std::vector<std::byte> msg;
+  std::vector<std::byte> msg = runtime_encode(&p);
+  SketchRecord rec = sketch_encode(&p);
   for (size_t r = 0; r < rounds; ++r) {
     base.add_round(batches(reps, batch, [&] { baseline_once(&p); }));
-    report.measured.add_round(batches(reps, batch, [&] { diff_once(&p); }));
+    report.measured.add_round(batches(reps, batch, diff_once));
     // The two halves alone, for the breakdown.
-    encode.add_round(batches(reps, batch, [&] {
-      scopedsm::Writer w(scopedsm::MsgType::kDiff);
-      scopedsm::encode_diff(0, p.page, p.twin, p.size, &w);
-      msg = w.finish(0);
-    }));
-    apply.add_round(batches(reps, batch, [&] {
-      scopedsm::Reader rd(msg.data(), msg.size());
-      scopedsm::MsgType type;
-      uint32_t page = 0;
-      size_t changed = 0;
-      if (rd.open(&type).ok() && rd.remaining() > 0 &&
-          !scopedsm::apply_diff(&rd, p.size, &locate, &p, &page, &changed).ok())
-        std::abort();
-    }));
+    if (sketch) {
+      encode.add_round(batches(reps, batch, [&] { rec = sketch_encode(&p); }));
+      apply.add_round(batches(reps, batch, [&] { sketch_apply(&p, rec); }));
+    } else {
+      encode.add_round(batches(reps, batch, [&] { msg = runtime_encode(&p); }));
+      apply.add_round(batches(reps, batch, [&] { runtime_apply(&p, msg); }));
+    }
   }
 
   report.has_baseline = true;
   report.baseline_what = "memcmp_full+memcpy_4k";
   report.baseline = base.all();
   report.target_ratio = 3.0;
+  report.extra.string("impl", impl);
   report.extra.integer("percent", percent);
   report.extra.string("pattern", pattern);
   report.extra.integer("words_changed", static_cast<long long>(count));
-  report.extra.integer("encoded_bytes", static_cast<long long>(encoded));
+  report.extra.integer("record_bytes", static_cast<long long>(record));
   report.extra.integer("batch", static_cast<long long>(batch));
   report.extra.summary("encode", encode.all());
   report.extra.summary("apply", apply.all());
