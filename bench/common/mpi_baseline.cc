@@ -74,6 +74,25 @@ std::vector<double> mpi_barriers(size_t reps, size_t batch, size_t warmup) {
   return samples;
 }
 
+std::vector<double> mpi_allgathers(size_t bytes, size_t reps, size_t batch, size_t warmup) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<char> mine(bytes == 0 ? 1 : bytes, 1), all((bytes == 0 ? 1 : bytes) * static_cast<size_t>(size));
+  const int n = static_cast<int>(bytes);
+  std::vector<double> samples;
+  if (batch == 0) batch = 1;
+  for (size_t i = 0; i < warmup; ++i)
+    MPI_Allgather(mine.data(), n, MPI_BYTE, all.data(), n, MPI_BYTE, MPI_COMM_WORLD);
+  for (size_t i = 0; i < reps; ++i) {
+    uint64_t t0 = now_ns();
+    for (size_t k = 0; k < batch; ++k)
+      MPI_Allgather(mine.data(), n, MPI_BYTE, all.data(), n, MPI_BYTE, MPI_COMM_WORLD);
+    uint64_t t1 = now_ns();
+    samples.push_back(ns_to_us(t1 - t0) / static_cast<double>(batch));
+  }
+  return samples;
+}
+
 long mpi_eager_limit() {
   const char* v = std::getenv("OMPI_MCA_btl_vader_eager_limit");
   if (v == nullptr || *v == '\0') return -1;

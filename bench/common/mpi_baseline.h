@@ -24,6 +24,10 @@ std::vector<double> mpi_round_trips(int a, int b, size_t bytes, size_t reps, siz
 // MPI_Barrier calls, in microseconds, as seen by the calling rank.
 std::vector<double> mpi_barriers(size_t reps, size_t batch, size_t warmup);
 
+// Collective. Like mpi_barriers, for MPI_Allgather of `bytes` per rank: what
+// a barrier that exchanges its write notices as a collective would cost.
+std::vector<double> mpi_allgathers(size_t bytes, size_t reps, size_t batch, size_t warmup);
+
 // The Open MPI shared-memory eager limit in effect (the runtime raises it
 // before MPI_Init unless the environment sets it), or -1 if unknown.
 long mpi_eager_limit();

@@ -3,7 +3,9 @@
 // consecutive barriers as seen by rank 0.
 //
 // Baseline in the same run, interleaved: MPI_Barrier on MPI_COMM_WORLD at
-// the same rank count, in batches of the same size.
+// the same rank count, in batches of the same size. Extra, also
+// interleaved: MPI_Allgather of 16 bytes per rank, the cost of a barrier
+// that would exchange (empty) write notices as one collective.
 //
 //   barrier [--reps=500] [--rounds=10] [--warmup=50] [--batch=10]
 #include <cstdint>
@@ -51,10 +53,11 @@ int main(int argc, char** argv) {
   report.procs = nprocs;
   report.reps = static_cast<long>(reps);
   report.rounds = static_cast<long>(rounds);
-  bench::Rounds mpi;
+  bench::Rounds mpi, allgather;
   for (size_t r = 0; r < rounds; ++r) {
     bench::quiesce();
     mpi.add_round(bench::mpi_barriers(reps, batch, 10));
+    allgather.add_round(bench::mpi_allgathers(16, reps, batch, 10));
     bench::quiesce();
     report.measured.add_round(dsm_barriers(reps, batch));
   }
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
     report.baseline = mpi.all();
     report.target_ratio = 2.0;
     report.extra.integer("batch", static_cast<long long>(batch));
+    report.extra.summary("mpi_allgather_16b", allgather.all());
     report.extra.number("p90", bench::quantile(report.measured.every(), 0.9));
     report.extra.raw("runtime_stats", stats);
     bench::print_report(report);

@@ -4,10 +4,13 @@
 // release sends REL without waiting.
 //
 // Reported: acquire + release per pair. Extra: the acquire and release
-// alone, and the same pair for a lock homed at the calling rank itself.
+// alone, the same pair for a lock homed at the calling rank itself, and,
+// after all rounds, the pair again once --noticed pages (homed at rank 1)
+// have been written under the lock: the lock's home keeps their write
+// notices until the next barrier, which shows what a grant costs with them.
 // Baseline in the same run, interleaved: MPI round trip of 8 bytes.
 //
-//   lock_uncontended [--reps=2000] [--rounds=10] [--warmup=200]
+//   lock_uncontended [--reps=2000] [--rounds=10] [--warmup=200] [--noticed=4000]
 #include <cstdint>
 #include <vector>
 
@@ -43,16 +46,20 @@ PairTimes lock_pairs(int lock, size_t n) {
 
 int main(int argc, char** argv) {
   scopedsm_init(&argc, &argv);
-  bench::Options opt(argc, argv, {"reps", "rounds", "warmup"});
+  bench::Options opt(argc, argv, {"reps", "rounds", "warmup", "noticed"});
   const size_t reps = static_cast<size_t>(opt.integer("reps", 2000));
   const size_t rounds = static_cast<size_t>(opt.integer("rounds", 10));
   const size_t warmup = static_cast<size_t>(opt.integer("warmup", 200));
+  const size_t noticed = static_cast<size_t>(opt.integer("noticed", 4000));
   if (!opt.ok()) bench::die(kName, opt.error());
   const int rank = scopedsm_rank(), nprocs = scopedsm_size();
   if (nprocs < 2) bench::die(kName, "needs at least 2 processes");
   const int client = 0, home = 1;
   const int remote_lock = home;   // homed at rank 1 (lock l lives at l % nprocs)
   const int local_lock = nprocs;  // homed at rank 0, the client itself
+  const size_t ps = scopedsm_page_size();
+  const size_t notice_pages = noticed > 0 ? noticed : 1;
+  auto* pages = static_cast<char*>(scopedsm_alloc_cyclic(notice_pages * ps, notice_pages * ps, home));
 
   bench::quiesce();
   if (rank == client) {
@@ -81,6 +88,19 @@ int main(int argc, char** argv) {
     bench::quiesce();
     if (rank == client) local.add_round(lock_pairs(local_lock, reps).pair);
   }
+  // The lock's home now collects a write notice for each page written under
+  // the lock (100 pages per critical section); then empty pairs again.
+  bench::Rounds after_notices;
+  bench::quiesce();
+  if (rank == client && noticed > 0) {
+    for (size_t p = 0; p < noticed;) {
+      scopedsm_lock(remote_lock);
+      for (size_t k = 0; k < 100 && p < noticed; ++k, ++p) pages[p * ps] = 1;
+      scopedsm_unlock(remote_lock);
+    }
+    lock_pairs(remote_lock, warmup);
+    after_notices.add_round(lock_pairs(remote_lock, reps).pair);
+  }
   scopedsm_stats_stop();
   std::string stats = bench::gather_runtime_stats();
 
@@ -92,6 +112,8 @@ int main(int argc, char** argv) {
     report.extra.summary("acquire", acquire.all());
     report.extra.summary("release", release.all());
     report.extra.summary("lock_homed_here", local.all());
+    report.extra.integer("noticed_pages", static_cast<long long>(noticed));
+    report.extra.summary("after_noticed_pages", after_notices.all());
     report.extra.number("p90", bench::quantile(report.measured.every(), 0.9));
     report.extra.raw("runtime_stats", stats);
     bench::print_report(report);
