@@ -1,5 +1,6 @@
 #include "runtime/runtime.h"
 
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,7 +29,20 @@ std::atomic<uintptr_t> g_retired_end{0};
 
 long current_tid() { return static_cast<long>(syscall(SYS_gettid)); }
 
-void abort_job(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+void exit_now(int) { _exit(1); }
+
+// Ends the job. Some MPI libraries' MPI_Abort can stall (MPICH with one
+// process, a peer that no longer answers); the alarm guarantees this
+// process still exits within seconds, and the launcher then ends the rest.
+void abort_job(int code) {
+  signal(SIGALRM, exit_now);
+  alarm(3);
+  // Give the launcher a moment to forward the message we just printed:
+  // some launchers drop a process's pending output when they tear the job down.
+  usleep(200000);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  _exit(code);
+}
 
 // Before init the rank is unknown to us; the launcher usually says.
 void guess_rank_for_messages() {

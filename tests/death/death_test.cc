@@ -27,20 +27,29 @@ struct Outcome {
 // Runs the misuse program on `np` processes with extra environment entries.
 Outcome run_case(const std::string& name, int np, const std::vector<std::string>& env_extra, double limit_s = 30) {
   std::vector<std::string> args = {SCOPEDSM_MPIEXEC, "-n", std::to_string(np)};
-  for (const char* f : {SCOPEDSM_MPIEXEC_FLAGS_LIST}) args.push_back(f);
+  const char* const flags[] = {SCOPEDSM_MPIEXEC_FLAGS_LIST nullptr};
+  for (const char* const* f = flags; *f != nullptr; ++f) args.push_back(*f);
   args.push_back(SCOPEDSM_MISUSE_PROGRAM);
   args.push_back(name);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
-  // getenv() takes the first match: the case's own settings, then the
-  // defaults for death tests, then the inherited environment.
-  std::vector<std::string> env = env_extra;
+  // Each variable appears once (launchers differ in which duplicate wins):
+  // the case's own settings, then the defaults for death tests, then the
+  // inherited environment.
+  std::vector<std::string> env;
+  auto add = [&env](const std::string& entry) {
+    std::string key = entry.substr(0, entry.find('='));
+    for (const auto& e : env)
+      if (e.compare(0, key.size() + 1, key + "=") == 0) return;
+    env.push_back(entry);
+  };
+  for (const auto& e : env_extra) add(e);
   for (const char* e : {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "SCOPEDSM_SUMMARY=off",
                         "SCOPEDSM_TIMEOUT=20"})
-    env.emplace_back(e);
-  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+    add(e);
+  for (char** e = environ; *e; ++e) add(*e);
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Negative controls for the fuzz target: each mutant removes or weakens one
+# check of the codec in a scratch copy of the sources, and the fuzzer must
+# catch it (crash or broken property) within SECONDS (default 120).
+#
+#   bash tests/fuzz/mutants.sh [SECONDS]
+#
+# A mutant whose text no longer occurs in src/ is reported as stale (the
+# code moved); update its line below. Needs clang, as tools/fuzz.sh.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+secs=${1:-120}
+scratch=$(mktemp -d /tmp/scopedsm-mutants.XXXXXX)
+trap 'rm -rf "$scratch"' EXIT
+
+# name | file under src/ | exact text | replacement
+mutants=(
+  "diff-no-page-end-check|protocol/diff.cc|if (static_cast<size_t>(first) + count > words)|if (static_cast<size_t>(first) > 65535 + words)"
+  "diff-single-pass|protocol/diff.cc|for (int pass = 0; pass < 2; ++pass)|for (int pass = 1; pass < 2; ++pass)"
+  "diff-overlap-allowed|protocol/diff.cc|if (first < next_word)|if (first + 1 < next_word)"
+  "notices-writer-eq-ranks|protocol/notices.cc|n.writer >= ranks|n.writer > ranks"
+  "notices-no-count-check|protocol/notices.cc|if (static_cast<uint64_t>(count) * 8 > in->remaining())|if (false)"
+  "homeclaim-flag-2|protocol/messages.cc|if (claim > 1)|if (claim > 2)"
+  "homeis-home-minus2|protocol/messages.cc|m->home < -1|m->home < -2"
+  "trailing-bytes-ok|protocol/messages.cc|return r->remaining() == 0 ? Status::Ok()|return r->remaining() < 2 ? Status::Ok()"
+  "header-length-short-ok|transport/wire.cc|if (h.payload_bytes != size_ - sizeof h)|if (h.payload_bytes > size_ - sizeof h)"
+  "reader-overread|transport/wire.h|if (size_ - pos_ < sizeof(T))|if (size_ - pos_ + 1 < sizeof(T))"
+  "stats-trailing-ok|stats/stats.cc|return pos == n;|return pos <= n;"
+)
+
+mkdir -p "$scratch/src" "$scratch/tests"
+cp -r "$root/CMakeLists.txt" "$root/cmake" "$scratch/"
+cp -r "$root/src/." "$scratch/src/"
+cp -r "$root/tests/fuzz" "$scratch/tests/"
+build=$scratch/build
+cmake -S "$scratch" -B "$build" -G Ninja -DSCOPEDSM_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+export ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+caught=0 missed=0 stale=0
+for m in "${mutants[@]}"; do
+  IFS='|' read -r name file from to <<<"$m"
+  cp "$root/src/$file" "$scratch/src/$file"
+  if ! python3 - "$scratch/src/$file" "$from" "$to" <<'EOF'
+import sys
+path, old, new = sys.argv[1:]
+text = open(path).read()
+if text.count(old) != 1:
+    sys.exit(1)
+open(path, "w").write(text.replace(old, new))
+EOF
+  then
+    echo "mutant $name: STALE (text not found once in src/$file)"
+    stale=$((stale + 1))
+    continue
+  fi
+  if ! cmake --build "$build" --target codec_fuzz >"$scratch/build.log" 2>&1; then
+    tail -n 20 "$scratch/build.log"
+    echo "mutant $name: does not build"
+    cp "$root/src/$file" "$scratch/src/$file"
+    stale=$((stale + 1))
+    continue
+  fi
+  rm -rf "$scratch/corpus" "$scratch/art"
+  mkdir -p "$scratch/corpus" "$scratch/art"
+  cp "$root/tests/fuzz/corpus/codec/"* "$scratch/corpus/"
+  start=$(date +%s)
+  if "$build/tests/fuzz/codec_fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+      -dict="$root/tests/fuzz/codec.dict" -artifact_prefix="$scratch/art/" "$scratch/corpus" >"$scratch/log" 2>&1; then
+    echo "mutant $name: MISSED in $secs s"
+    missed=$((missed + 1))
+  else
+    why=$(grep -m1 -E 'fuzz property violated|ERROR: (AddressSanitizer|libFuzzer)|runtime error|out-of-memory' "$scratch/log" |
+          sed 's/^==[0-9]*==//' | cut -c1-110)
+    echo "mutant $name: caught after $(( $(date +%s) - start )) s: $why"
+    caught=$((caught + 1))
+  fi
+  cp "$root/src/$file" "$scratch/src/$file"
+done
+echo "mutants: $caught caught, $missed missed, $stale stale"
+[ "$missed" -eq 0 ] && [ "$stale" -eq 0 ]
