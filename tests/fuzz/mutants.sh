@@ -3,13 +3,17 @@
 # check of the codec in a scratch copy of the sources, and the fuzzer must
 # catch it (crash or broken property) within SECONDS (default 120).
 #
-#   bash tests/fuzz/mutants.sh [SECONDS]
+#   bash tests/fuzz/mutants.sh [SECONDS] [--no-corpus]
 #
+# --no-corpus starts every run from an empty corpus, so the catch is the
+# fuzzer's own and not the seed corpus's hand-made edge cases.
 # A mutant whose text no longer occurs in src/ is reported as stale (the
 # code moved); update its line below. Needs clang, as tools/fuzz.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-120}
+seeds=yes
+[ "${2:-}" = --no-corpus ] && seeds=no
 scratch=$(mktemp -d /tmp/scopedsm-mutants.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -62,7 +66,7 @@ EOF
   fi
   rm -rf "$scratch/corpus" "$scratch/art"
   mkdir -p "$scratch/corpus" "$scratch/art"
-  cp "$root/tests/fuzz/corpus/codec/"* "$scratch/corpus/"
+  [ "$seeds" = yes ] && cp "$root/tests/fuzz/corpus/codec/"* "$scratch/corpus/"
   start=$(date +%s)
   if "$build/tests/fuzz/codec_fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
       -dict="$root/tests/fuzz/codec.dict" -artifact_prefix="$scratch/art/" "$scratch/corpus" >"$scratch/log" 2>&1; then
