@@ -41,14 +41,7 @@ void send_on(Runtime& rt, MPI_Comm comm, const void* buf, size_t len, int to, in
   MPI_Isend(buf, static_cast<int>(len), MPI_BYTE, to, tag, comm, &req);
   Transport& t = rt.state().transport;
   t.wakeup().notify(to, WakeRole::kApp);
-  t.wait_until(
-      WakeRole::kApp,
-      [&] {
-        int done = 0;
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        return done != 0;
-      },
-      "a message to be received", to);
+  t.wait_request(&req, "a message to be received", to);
 }
 
 size_t recv_on(Runtime& rt, const char* call, MPI_Comm comm, void* buf, size_t len, int from, int tag) {

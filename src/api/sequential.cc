@@ -34,6 +34,14 @@ std::chrono::steady_clock::time_point g_start;
   std::_Exit(1);
 }
 
+[[noreturn]] void vdie(const char* prefix, const char* fmt, va_list ap) {
+  std::fprintf(stderr, "scopedsm: rank 0: %s", prefix);
+  std::vfprintf(stderr, fmt, ap);
+  std::fprintf(stderr, "\n");
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
 void require_running(const char* call) {
   if (!g_initialized) die(call, "called before jia_init/scopedsm_init; initialize first");
   if (g_finalized) die(call, "called after jia_exit/scopedsm_finalize");
@@ -142,13 +150,9 @@ int scopedsm_describe(char* buf, size_t len) {
 }
 void scopedsm_prepare(const void*, size_t, int) {}
 void scopedsm_fatal(const char* fmt, ...) {
-  std::fprintf(stderr, "scopedsm: rank 0: ");
   va_list ap;
   va_start(ap, fmt);
-  std::vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  std::fprintf(stderr, "\n");
-  std::_Exit(1);
+  vdie("", fmt, ap);
 }
 
 // JIAJIA surface.
@@ -170,13 +174,9 @@ void jia_setcv(int cv) { scopedsm_cv_set(cv); }
 void jia_resetcv(int cv) { scopedsm_cv_reset(cv); }
 void jia_waitcv(int cv) { scopedsm_cv_wait(cv); }
 void jia_error(const char* fmt, ...) {
-  std::fprintf(stderr, "scopedsm: rank 0: jia_error: ");
   va_list ap;
   va_start(ap, fmt);
-  std::vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  std::fprintf(stderr, "\n");
-  std::_Exit(1);
+  vdie("jia_error: ", fmt, ap);
 }
 float jia_clock(void) { return static_cast<float>(scopedsm_time()); }
 unsigned int jia_startstat(void) { return 0; }

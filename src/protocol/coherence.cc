@@ -103,14 +103,7 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   MPI_Request req;
   MPI_Irecv(s_->region.alias(page), static_cast<int>(ps), MPI_BYTE, home, kTagPage, t.comm(), &req);
   t.send(home, kTagRequest, encode(GetPageMsg{static_cast<uint32_t>(page), s_->epoch}, t.next_seq()));
-  t.wait_until(
-      WakeRole::kApp,
-      [&] {
-        int done = 0;
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        return done != 0;
-      },
-      "a page (GETPGRANT)", home);
+  t.wait_request(&req, "a page (GETPGRANT)", home);
   t.received().page_messages.fetch_add(1, std::memory_order_relaxed);
   t.received().page_bytes.fetch_add(ps, std::memory_order_relaxed);
   ++s_->stats.app.remote_fetches;

@@ -196,6 +196,17 @@ void Transport::report_timeout(const char* what, int from) {
         timeout_s_, what, ctx.empty() ? "" : "; ", ctx.c_str(), timeout_s_);
 }
 
+void Transport::wait_request(MPI_Request* request, const char* what, int from) {
+  wait_until(
+      WakeRole::kApp,
+      [request] {
+        int done = 0;
+        MPI_Test(request, &done, MPI_STATUS_IGNORE);
+        return done != 0;
+      },
+      what, from);
+}
+
 Incoming Transport::await_reply(MsgType expected, int from, const char* what) {
   Incoming in;
   wait_until(WakeRole::kApp, [&] { return try_receive(kTagReply, &in); }, what, from);

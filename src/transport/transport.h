@@ -87,6 +87,9 @@ class Transport {
   // the wait for the timeout report.
   void wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from);
 
+  // Waits (as wait_until) for an MPI request of ours to complete.
+  void wait_request(MPI_Request* request, const char* what, int from);
+
   // Application thread only: waits for the next reply, which must be of
   // type `expected` from `from` (-1: any rank). A different reply means the
   // protocol broke, which is reported and ends the job.
