@@ -47,6 +47,7 @@ struct Program {
   uint64_t seed = 0;
   int np = 0;
   uint32_t pages = 0;          // pages of the region the program uses
+  uint32_t page_size = 4096;
   std::vector<Cell> cells;
   std::vector<int> locks;      // lock index -> lock id, increasing
   std::vector<Phase> phases;   // the last one is the verification phase
@@ -65,13 +66,17 @@ Program without(const Program& p, const std::set<uint32_t>& drop);
 // (grouped per phase), level 1 = top-level blocks, level 2 = every op.
 std::vector<std::vector<uint32_t>> drop_units(const Program& p, int level);
 
+// Ids to drop to keep only the accesses to `cell` and the critical sections
+// around them (with the barriers, which are never dropped).
+std::set<uint32_t> slice_drop(const Program& p, uint32_t cell);
+
 struct Counts {
   uint64_t reads = 0, writes = 0, locks = 0, barriers = 0;
 };
 Counts count(const Program& p);
 
 // Human-readable listing (one line per rank and phase).
-std::string describe(const Program& p, const std::vector<uint64_t>* versions_by_rank_flat = nullptr);
+std::string describe(const Program& p);
 std::string describe_op(const Program& p, const Op& op);
 const char* mode_name(Mode m);
 
