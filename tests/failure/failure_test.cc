@@ -1,0 +1,230 @@
+// Failure handling: a process of a running job dies (SIGKILL), returns from
+// main or calls exit() without jia_exit, or stops forever inside a lock.
+// Each case runs victim.c on 3 processes under the MPI launcher, in a
+// process group of its own, and checks that
+//   - the victim really failed at the chosen point (its VICTIM line);
+//   - the launcher ends with a non-zero status;
+//   - no other process ended normally (victim.c prints FINISHED right
+//     before the only `return 0`), so every other process exited non-zero;
+//   - the output names the lost rank (the launcher's "process rank N ...
+//     exited on signal 9", or ScopeDSM's own report naming the rank);
+//   - within 10 s of the failure the launcher has exited and no process of
+//     the job is left (every PID the job printed, and every process whose
+//     command line carries this run's tag, scanned in /proc).
+#include <gtest/gtest.h>
+#include <dirent.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Processes still alive (not zombies) among `pids` or whose command line
+// contains `tag`.
+std::vector<std::string> survivors(const std::vector<long>& pids, const std::string& tag) {
+  std::vector<std::string> alive;
+  auto state_of = [](long pid) {
+    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+    std::string s;
+    std::getline(st, s);
+    auto close = s.rfind(')');
+    return close == std::string::npos || close + 2 >= s.size() ? '?' : s[close + 2];
+  };
+  for (long pid : pids) {
+    const char st = state_of(pid);
+    if (st != '?' && st != 'Z') alive.push_back("pid " + std::to_string(pid) + " (state " + st + ")");
+  }
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) {
+      char* end = nullptr;
+      const long pid = std::strtol(e->d_name, &end, 10);
+      if (*end != '\0' || pid <= 0 || pid == getpid()) continue;
+      std::ifstream cl(std::string("/proc/") + e->d_name + "/cmdline");
+      std::string cmd((std::istreambuf_iterator<char>(cl)), std::istreambuf_iterator<char>());
+      if (cmd.find(tag) == std::string::npos) continue;
+      const char st = state_of(pid);
+      if (st == '?' || st == 'Z') continue;
+      for (char& ch : cmd)
+        if (ch == '\0') ch = ' ';
+      alive.push_back("pid " + std::to_string(pid) + " (" + cmd + ")");
+    }
+    closedir(d);
+  }
+  return alive;
+}
+
+struct Outcome {
+  int status = 0;
+  std::string output;
+  bool failed_at_point = false;  // the VICTIM line was seen
+  double launcher_exit_after = -1;  // seconds from the VICTIM line to the launcher's exit
+  double all_gone_after = -1;       // seconds from the VICTIM line until no process of the job is left
+  std::vector<std::string> left_over;
+  bool killed_by_us = false;
+};
+
+Outcome run_case(const std::string& name, int victim, const std::vector<std::string>& env_extra) {
+  static int serial = 0;
+  const std::string tag = "scopedsm-failure-" + std::to_string(getpid()) + "-" + std::to_string(++serial);
+  std::vector<std::string> args = {SCOPEDSM_MPIEXEC, "-n", "3"};
+  static const char* const kFlags[] = {SCOPEDSM_MPIEXEC_FLAGS nullptr};
+  for (const char* const* f = kFlags; *f; ++f) args.emplace_back(*f);
+  for (const std::string& a : {std::string(FAILURE_VICTIM), name, std::to_string(victim), tag}) args.push_back(a);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = env_extra;
+  for (const char* e : {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "SCOPEDSM_SUMMARY=off",
+                        "SCOPEDSM_TIMEOUT=60"})
+    env.emplace_back(e);
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  int fd[2];
+  EXPECT_EQ(pipe(fd), 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  const auto start = Clock::now();
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data()), 0);
+  close(fd[1]);
+
+  Outcome out;
+  std::mutex mu;
+  std::atomic<bool> victim_seen{false};
+  Clock::time_point victim_at{};
+  std::thread reader([&] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd[0], buf, sizeof buf)) > 0) {
+      std::lock_guard<std::mutex> lock(mu);
+      out.output.append(buf, static_cast<size_t>(n));
+      if (!victim_seen && out.output.find("VICTIM rank") != std::string::npos) {
+        victim_at = Clock::now();
+        victim_seen = true;
+      }
+    }
+  });
+  for (;;) {
+    int st = 0;
+    if (waitpid(pid, &st, WNOHANG) == pid) {
+      out.status = st;
+      break;
+    }
+    if (since(start) > 90 && !out.killed_by_us) {
+      kill(-pid, SIGKILL);
+      out.killed_by_us = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const auto launcher_done = Clock::now();
+  // The job's PIDs, as printed.
+  std::vector<long> pids;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    std::regex re("PID [0-9]+ ([0-9]+)");
+    for (std::sregex_iterator it(out.output.begin(), out.output.end(), re), e; it != e; ++it)
+      pids.push_back(std::stol((*it)[1]));
+  }
+  // Wait for the job's processes to go (grace: until 10 s after the failure).
+  for (;;) {
+    out.left_over = survivors(pids, tag);
+    if (out.left_over.empty()) break;
+    if (!victim_seen || std::chrono::duration<double>(Clock::now() - victim_at).count() > 10.0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto all_gone = Clock::now();
+  // Clean up whatever is left, so that a failing case does not leak: the
+  // launcher's group, and the job's processes if any survived.
+  kill(-pid, SIGKILL);
+  if (!out.left_over.empty())
+    for (long p : pids) kill(static_cast<pid_t>(p), SIGKILL);
+  reader.join();
+  close(fd[0]);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  out.failed_at_point = victim_seen;
+  if (victim_seen) {
+    out.launcher_exit_after = std::chrono::duration<double>(launcher_done - victim_at).count();
+    if (out.left_over.empty()) out.all_gone_after = std::chrono::duration<double>(all_gone - victim_at).count();
+  }
+  return out;
+}
+
+struct Case {
+  const char* name;
+  int victim;
+  const char* names_rank;  // ECMAScript regex the output must contain
+  std::vector<std::string> env;
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name << "/victim" << c.victim; }
+
+class Failure : public testing::TestWithParam<Case> {};
+
+TEST_P(Failure, EveryOtherProcessEndsNonZeroWithin10sNamingTheLostRank) {
+  const Case& c = GetParam();
+  Outcome o = run_case(c.name, c.victim, c.env);
+  ASSERT_TRUE(o.failed_at_point) << "the victim never reached its failure point; output:\n" << o.output;
+  EXPECT_FALSE(o.killed_by_us) << "the job hung; output:\n" << o.output;
+  EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << "the launcher exited 0; output:\n" << o.output;
+  EXPECT_EQ(o.output.find("FINISHED rank"), std::string::npos) << "a process ended normally; output:\n" << o.output;
+  EXPECT_TRUE(std::regex_search(o.output, std::regex(c.names_rank)))
+      << "expected /" << c.names_rank << "/ in:\n" << o.output;
+  EXPECT_GE(o.launcher_exit_after, 0.0);
+  EXPECT_LE(o.launcher_exit_after, 10.0) << "the launcher took " << o.launcher_exit_after << " s after the failure\n"
+                                         << o.output;
+  std::string left;
+  for (auto& s : o.left_over) left += "  " + s + "\n";
+  EXPECT_TRUE(o.left_over.empty()) << "processes left 10 s after the failure:\n" << left << o.output;
+  std::printf("[ figures  ] %s victim %d: launcher exited %.2f s and the last process was gone %.2f s after the failure\n",
+              c.name, c.victim, o.launcher_exit_after, o.all_gone_after);
+}
+
+// Open MPI names a process that died of a signal; ScopeDSM names the rank of
+// a process that ends without jia_exit, and what a timed-out wait awaited.
+#define KILLED(r) "process rank " #r " with PID [0-9]+ on node [^ ]+ exited on signal 9"
+#define NO_EXIT(r) "scopedsm: rank " #r ": the process is exiting \\(returned from main or called exit\\(\\)\\) without calling jia_exit"
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, Failure,
+    testing::Values(Case{"kill_compute", 1, KILLED(1), {}},
+                    Case{"kill_compute", 0, KILLED(0), {}},
+                    Case{"kill_in_lock", 1, KILLED(1), {}},
+                    Case{"kill_in_own_lock", 2, KILLED(2), {}},
+                    Case{"kill_at_barrier", 2, KILLED(2), {}},
+                    Case{"kill_at_barrier", 0, KILLED(0), {}},
+                    Case{"return_early", 1, NO_EXIT(1), {}},
+                    Case{"exit_early", 2, NO_EXIT(2), {}},
+                    Case{"hang_in_lock", 1,
+                         "scopedsm: rank [02]: timed out after 3.0 s waiting for a lock grant \\(ACQGRANT\\) from rank 2",
+                         {"SCOPEDSM_TIMEOUT=3"}}),
+    [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_victim" + std::to_string(p.param.victim); });
+
+}  // namespace

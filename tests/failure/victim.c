@@ -1,0 +1,131 @@
+/* Failure cases for tests/failure/failure_test.cc:
+ *
+ *   failure_victim <case> <victim-rank> <tag>
+ *
+ * Every process prints "PID <rank> <pid>" after jia_init. The victim prints
+ * "VICTIM rank <r>: <what>" right before it fails; a process that ends
+ * normally prints "FINISHED rank <r>" right before returning 0, which is the
+ * only way this program exits with status 0. <tag> is only there so that the
+ * driver can find this job's processes in /proc.
+ *
+ * Cases:
+ *   kill_compute      the victim raises SIGKILL between barriers while the
+ *                     others compute on pages homed at it, then wait at the
+ *                     next barrier;
+ *   kill_in_lock      the victim raises SIGKILL while holding a lock homed
+ *                     at another rank that the others keep acquiring;
+ *   kill_in_own_lock  the same with the lock homed at the victim;
+ *   kill_at_barrier   the others wait at a barrier; the victim raises
+ *                     SIGKILL instead of arriving;
+ *   return_early      the victim returns from main without jia_exit while
+ *                     the others go on to a barrier;
+ *   exit_early        the victim calls exit(0) while the others go on;
+ *   hang_in_lock      the victim holds a lock and stops forever (pause());
+ *                     the others must time out (SCOPEDSM_TIMEOUT) and say so.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jia.h"
+
+static void victim_says(const char *what) {
+  printf("VICTIM rank %d: %s\n", jiapid, what);
+  fflush(stdout);
+}
+
+static int finished(void) {
+  jia_exit();
+  printf("FINISHED rank %d\n", jiapid);
+  fflush(stdout);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: failure_victim <case> <victim-rank> <tag>\n");
+    return 2;
+  }
+  const char *c = argv[1];
+  const int victim = atoi(argv[2]);
+  jia_init(argc, argv);
+  printf("PID %d %ld\n", jiapid, (long)getpid());
+  fflush(stdout);
+  const int np = jiahosts;
+  /* 16 pages homed at every rank in turn (4 pages each for 4 ranks). */
+  long *a = (long *)jia_alloc3(16 * 4096, 4096, 0);
+  const int words = 16 * 4096 / (int)sizeof(long);
+  jia_barrier();
+
+  if (!strcmp(c, "kill_compute")) {
+    for (int it = 0; it < 2000; ++it) {
+      for (int i = jiapid; i < words; i += np) a[i] += it;
+      long sum = 0;
+      for (int i = 0; i < words; i += 97) sum += a[i]; /* reads pages homed everywhere */
+      if (sum == -1) printf("unlikely\n");
+      if (jiapid == victim && it == 25) {
+        victim_says("raising SIGKILL during compute");
+        raise(SIGKILL);
+      }
+      if (it % 10 == 9) jia_barrier();
+    }
+    return finished();
+  }
+  if (!strcmp(c, "kill_in_lock") || !strcmp(c, "kill_in_own_lock")) {
+    const int lock = !strcmp(c, "kill_in_lock") ? (victim + 1) % np : victim;
+    for (int it = 0; it < 200000; ++it) {
+      jia_lock(lock);
+      a[0] += 1;
+      if (jiapid == victim && it == 30) {
+        victim_says("raising SIGKILL while holding the lock");
+        raise(SIGKILL);
+      }
+      jia_unlock(lock);
+    }
+    return finished();
+  }
+  if (!strcmp(c, "kill_at_barrier")) {
+    for (int it = 0; it < 50; ++it) {
+      a[jiapid] = it;
+      if (jiapid == victim && it == 5) {
+        usleep(200000); /* the others are at the barrier by now */
+        victim_says("raising SIGKILL instead of arriving at the barrier");
+        raise(SIGKILL);
+      }
+      jia_barrier();
+    }
+    return finished();
+  }
+  if (!strcmp(c, "return_early") || !strcmp(c, "exit_early")) {
+    for (int it = 0; it < 50; ++it) {
+      a[jiapid] = it;
+      if (jiapid == victim && it == 5) {
+        if (!strcmp(c, "return_early")) {
+          victim_says("returning from main without jia_exit");
+          return 0;
+        }
+        victim_says("calling exit(0) without jia_exit");
+        exit(0);
+      }
+      jia_barrier();
+    }
+    return finished();
+  }
+  if (!strcmp(c, "hang_in_lock")) {
+    const int lock = (victim + 1) % np;
+    jia_barrier();
+    if (jiapid == victim) {
+      jia_lock(lock);
+      victim_says("holding the lock and stopping forever");
+      for (;;) pause();
+    }
+    sleep(1); /* the victim holds the lock by now */
+    jia_lock(lock);
+    jia_unlock(lock);
+    return finished();
+  }
+  fprintf(stderr, "failure_victim: unknown case %s\n", c);
+  return 2;
+}
