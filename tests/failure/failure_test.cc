@@ -80,7 +80,7 @@ struct Outcome {
   bool killed_by_us = false;
 };
 
-Outcome run_case(const std::string& name, int victim, const std::vector<std::string>& env_extra) {
+Outcome run_case(const std::string& name, int victim, const std::vector<std::string>& env_extra, double limit_s = 90) {
   static int serial = 0;
   const std::string tag = "scopedsm-failure-" + std::to_string(getpid()) + "-" + std::to_string(++serial);
   std::vector<std::string> args = {SCOPEDSM_MPIEXEC, "-n", "3"};
@@ -137,7 +137,7 @@ Outcome run_case(const std::string& name, int victim, const std::vector<std::str
       out.status = st;
       break;
     }
-    if (since(start) > 90 && !out.killed_by_us) {
+    if (since(start) > limit_s && !out.killed_by_us) {
       kill(-pid, SIGKILL);
       out.killed_by_us = true;
     }
@@ -226,5 +226,25 @@ INSTANTIATE_TEST_SUITE_P(
                          "scopedsm: rank [02]: timed out after 3.0 s waiting for a lock grant \\(ACQGRANT\\) from rank 2",
                          {"SCOPEDSM_TIMEOUT=3"}}),
     [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_victim" + std::to_string(p.param.victim); });
+
+// Controls: the checks above can fail.
+TEST(Controls, ANormalEndIsSeen) {
+  Outcome o = run_case("no_failure", 1, {});
+  EXPECT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.output;
+  EXPECT_NE(o.output.find("FINISHED rank 0"), std::string::npos) << o.output;
+  EXPECT_TRUE(o.left_over.empty());
+}
+
+TEST(Controls, AProcessLeftBehindIsSeen) {
+  Outcome o = run_case("leave_orphan", 1, {});
+  ASSERT_TRUE(o.failed_at_point) << o.output;
+  EXPECT_FALSE(o.left_over.empty()) << "the child that escaped the launcher was not found; output:\n" << o.output;
+}
+
+TEST(Controls, AHangIsSeen) {
+  Outcome o = run_case("hang_forever", 1, {"SCOPEDSM_TIMEOUT=0"}, 12);
+  ASSERT_TRUE(o.failed_at_point) << o.output;
+  EXPECT_TRUE(o.killed_by_us) << "the job ended by itself although nothing times out; output:\n" << o.output;
+}
 
 }  // namespace

@@ -22,11 +22,19 @@
  *   exit_early        the victim calls exit(0) while the others go on;
  *   hang_in_lock      the victim holds a lock and stops forever (pause());
  *                     the others must time out (SCOPEDSM_TIMEOUT) and say so.
+ * Controls, which show that the driver's checks can fail:
+ *   no_failure        nobody fails: every process prints FINISHED, exit 0;
+ *   leave_orphan      the victim forks a child that leaves the launcher's
+ *                     reach (setsid) and lives on for 20 s, then raises
+ *                     SIGKILL: the child is an orphan the driver must see;
+ *   hang_forever      hang_in_lock, to be run with SCOPEDSM_TIMEOUT=0: the
+ *                     job never ends by itself.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "jia.h"
@@ -113,7 +121,29 @@ int main(int argc, char **argv) {
     }
     return finished();
   }
-  if (!strcmp(c, "hang_in_lock")) {
+  if (!strcmp(c, "no_failure")) {
+    a[jiapid] = 1;
+    jia_barrier();
+    if (jiapid == victim) victim_says("not failing at all");
+    return finished();
+  }
+  if (!strcmp(c, "leave_orphan")) {
+    jia_barrier();
+    if (jiapid == victim) {
+      pid_t child = fork();
+      if (child == 0) {
+        setsid();
+        sleep(20);
+        _exit(0);
+      }
+      printf("PID %d %ld\n", jiapid, (long)child);
+      victim_says("leaving a child behind and raising SIGKILL");
+      raise(SIGKILL);
+    }
+    jia_barrier();
+    return finished();
+  }
+  if (!strcmp(c, "hang_in_lock") || !strcmp(c, "hang_forever")) {
     const int lock = (victim + 1) % np;
     jia_barrier();
     if (jiapid == victim) {
