@@ -224,8 +224,33 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"exit_early", 2, NO_EXIT(2), {}},
                     Case{"hang_in_lock", 1,
                          "scopedsm: rank [02]: timed out after 3.0 s waiting for a lock grant \\(ACQGRANT\\) from rank 2",
+                         {"SCOPEDSM_TIMEOUT=3"}},
+                    // Names only the barrier manager today; see KnownGaps below.
+                    Case{"hang_at_barrier", 1,
+                         "scopedsm: rank [02]: timed out after 3.0 s waiting for the other processes at the barrier",
                          {"SCOPEDSM_TIMEOUT=3"}}),
     [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_victim" + std::to_string(p.param.victim); });
+
+// KNOWN GAP, disabled until the runtime reports it (run with
+// --gtest_also_run_disabled_tests): when a live process never arrives at a
+// barrier, the others' timeout says they waited for BARRGRANT "from rank 0"
+// (the barrier manager) but not which rank is missing, although rank 0
+// knows who has arrived.
+TEST(KnownGaps, DISABLED_BarrierTimeoutNamesTheMissingRank) {
+  Outcome o = run_case("hang_at_barrier", 1, {"SCOPEDSM_TIMEOUT=3"});
+  ASSERT_TRUE(o.failed_at_point) << o.output;
+  EXPECT_TRUE(std::regex_search(o.output, std::regex("timed out[^\n]*barrier[^\n]*\\b(rank|ranks)[ :]+([0-9]+, )*1\\b")))
+      << "the timeout does not name rank 1, the one that never arrived:\n" << o.output;
+}
+
+// KNOWN GAP, disabled likewise: a waiter for a lock whose holder stopped
+// names the lock's home (whom it awaits the grant from), not the holder.
+TEST(KnownGaps, DISABLED_LockTimeoutNamesTheHolder) {
+  Outcome o = run_case("hang_in_lock", 1, {"SCOPEDSM_TIMEOUT=3"});
+  ASSERT_TRUE(o.failed_at_point) << o.output;
+  EXPECT_TRUE(std::regex_search(o.output, std::regex("timed out[^\n]*lock[^\n]*\\b(rank|ranks)[ :]+1\\b")))
+      << "the timeout does not name rank 1, which holds the lock:\n" << o.output;
+}
 
 // Controls: the checks above can fail.
 TEST(Controls, ANormalEndIsSeen) {

@@ -21,7 +21,9 @@
  *                     the others go on to a barrier;
  *   exit_early        the victim calls exit(0) while the others go on;
  *   hang_in_lock      the victim holds a lock and stops forever (pause());
- *                     the others must time out (SCOPEDSM_TIMEOUT) and say so.
+ *                     the others must time out (SCOPEDSM_TIMEOUT) and say so;
+ *   hang_at_barrier   the victim stops forever instead of arriving at a
+ *                     barrier; the others must time out and say so.
  * Controls, which show that the driver's checks can fail:
  *   no_failure        nobody fails: every process prints FINISHED, exit 0;
  *   leave_orphan      the victim forks a child that leaves the launcher's
@@ -139,6 +141,15 @@ int main(int argc, char **argv) {
       printf("PID %d %ld\n", jiapid, (long)child);
       victim_says("leaving a child behind and raising SIGKILL");
       raise(SIGKILL);
+    }
+    jia_barrier();
+    return finished();
+  }
+  if (!strcmp(c, "hang_at_barrier")) {
+    a[jiapid] = 1;
+    if (jiapid == victim) {
+      victim_says("stopping forever instead of arriving at the barrier");
+      for (;;) pause();
     }
     jia_barrier();
     return finished();
