@@ -2,8 +2,7 @@
 """Summarizes ThreadSanitizer logs (log_path=DIR/tsan -> DIR/tsan.<pid>).
 
 Every report is classified: "ours" if any frame of any of its stacks is in
-ScopeDSM's sources (src/ or tests/, in the tree or in tools/tsan.sh's patched
-copy), "other" if none is. Distinct reports are printed once with a count.
+ScopeDSM's sources (src/ or tests/, in the tree or in tools/tsan.sh's copies), "other" if none is. Distinct reports are printed once with a count.
 Exit status 1 if any report was left (suppressed ones do not appear in logs;
 the suppressions TSan matched are listed at the end).
 """
@@ -74,7 +73,8 @@ def main():
     ap.add_argument("--src", required=True, help="the repository root")
     ap.add_argument("logdir")
     args = ap.parse_args()
-    roots = [os.path.abspath(args.src), os.path.join(os.path.abspath(args.src), "build-tsan", "patched-src")]
+    root = os.path.abspath(args.src)
+    roots = [root] + [os.path.join(root, "build-tsan", d) for d in ("patched-src", "control-src")]
 
     reports = collections.Counter()
     examples = {}
