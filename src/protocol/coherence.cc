@@ -95,8 +95,9 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   const uint64_t t0 = now_ns();
   uint32_t slot = obtain_slot(page);
   // Our own diff of this page may still wait in the pending pool; the home
-  // must have it before it sends the page back, or we would lose our writes.
-  if (m.pending_diff) flush_diffs_to(home);
+  // must apply it before it answers, or we would lose our writes. Sending
+  // it first is enough: the home serves our messages in order.
+  if (m.pending_diff) send_pending(home);
 
   Transport& t = s_->transport;
   const size_t ps = s_->region.page_size();
@@ -184,7 +185,9 @@ void Coherence::evict(uint32_t slot) {
     // and a later fetch of the page sees them.
     make_diff(page);
     m.state = PageState::kReadOnly;
-    flush_diffs_to(m.home.load(std::memory_order_relaxed));
+    // On its way home now; a later fetch of the page is ordered after it,
+    // and the next release waits for its acknowledgement.
+    send_pending(m.home.load(std::memory_order_relaxed));
     ++s_->stats.app.dirty_evictions;
   }
   std::vector<uint32_t> one{static_cast<uint32_t>(page)};
@@ -261,40 +264,23 @@ void Coherence::close_interval() {
 }
 
 void Coherence::send_pending(int home) {
-  auto& w = pending_[static_cast<size_t>(home)];
-  Transport& t = s_->transport;
-  t.send(home, kTagRequest, w->finish(t.next_seq()));
-  w.reset();
-}
-
-void Coherence::flush_diffs_to(int home) {
   auto& pages = pending_pages_[static_cast<size_t>(home)];
+  auto& w = pending_[static_cast<size_t>(home)];
   if (pages.empty()) {
-    pending_[static_cast<size_t>(home)].reset();
+    w.reset();
     return;
   }
-  send_pending(home);
-  s_->transport.await_reply(MsgType::kDiffAck, home, "diffs to be applied (DIFFGRANT)");
+  Transport& t = s_->transport;
+  t.send(home, kTagRequest, w->finish(t.next_seq()));
+  t.expect_ack(home);
+  w.reset();
   for (uint32_t p : pages) s_->pages[p].pending_diff = false;
   pages.clear();
 }
 
-void Coherence::flush_diffs() {
-  int outstanding = 0;
-  for (int h = 0; h < s_->size; ++h) {
-    if (pending_pages_[static_cast<size_t>(h)].empty()) {
-      pending_[static_cast<size_t>(h)].reset();
-      continue;
-    }
-    send_pending(h);
-    ++outstanding;
-  }
-  for (int i = 0; i < outstanding; ++i)
-    s_->transport.await_reply(MsgType::kDiffAck, -1, "diffs to be applied (DIFFGRANT)");
-  for (auto& pages : pending_pages_) {
-    for (uint32_t p : pages) s_->pages[p].pending_diff = false;
-    pages.clear();
-  }
+void Coherence::flush_diffs(int ordered_with) {
+  for (int h = 0; h < s_->size; ++h) send_pending(h);
+  s_->transport.wait_acks(ordered_with);
 }
 
 void Coherence::invalidate(const std::vector<WriteNotice>& notices) {

@@ -38,8 +38,11 @@ class Coherence {
   // pending), and write-protects every written page again, so the next
   // write is attributed to the next interval.
   void close_interval();
-  // Sends every pending diff to its home and waits until all are applied.
-  void flush_diffs();
+  // Sends every pending diff to its home and waits until every home except
+  // `ordered_with` has applied them. Pass the rank the caller sends its
+  // next request to (a lock home, the barrier manager): that request is
+  // ordered after the diffs anyway. -1 waits for all.
+  void flush_diffs(int ordered_with);
   // Drops cached copies named by `notices`, except pages this process alone
   // wrote (it already sees its own writes) and pages homed here.
   void invalidate(const std::vector<WriteNotice>& notices);
@@ -61,7 +64,6 @@ class Coherence {
   void evict(uint32_t slot);
   void drop_copies(std::vector<uint32_t>& sorted_pages);
   void make_diff(uint64_t page);
-  void flush_diffs_to(int home);
   void send_pending(int home);
   void drain_retraps();
   void mark_dirty(uint64_t page);

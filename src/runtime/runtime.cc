@@ -236,7 +236,7 @@ void Runtime::finalize(const char* call) {
     fatal("%s: called while holding locks (%s); release every lock before exiting", call, s.stack.describe().c_str());
   // Leave nothing behind: every write reaches its home.
   coherence_->close_interval();
-  coherence_->flush_diffs();
+  coherence_->flush_diffs(-1);
 
   StatsRecord mine = s.stats.snapshot(s.rank, s.transport.sent(), s.transport.received());
   auto records = sync_->collective(call, mine.serialize());

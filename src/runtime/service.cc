@@ -70,6 +70,7 @@ void Service::run() {
   Transport& t = s_->transport;
   const uint64_t spin_ns = std::max<uint64_t>(s_->config.spin_us * 1000, Transport::kSpinAfterWakeNs);
   uint64_t last_activity = now_ns();
+  uint64_t last_poll = 0;  // 0 unless the previous step was an empty poll
   int idle_polls = 0;
   while (!finished()) {
     uint32_t seen = t.wakeup().snapshot(WakeRole::kService);
@@ -78,15 +79,19 @@ void Service::run() {
     const uint64_t now = now_ns();
     if (did) {
       last_activity = now;
+      last_poll = 0;
       idle_polls = 0;
       continue;
     }
-    // Sleep only after the spin window and enough empty polls (see
-    // Transport::kPollsBeforeSleep).
-    if (now - last_activity < spin_ns || ++idle_polls < Transport::kPollsBeforeSleep) continue;
+    // Poll on only within the spin window, when the application thread is
+    // not already polling for both of us, and when we have a core to
+    // ourselves (SpinPolicy); sleep after enough empty polls.
+    const bool spin = now - last_activity < spin_ns && !t.app_waiting() && t.spin_policy().may_spin(&last_poll, now);
+    if (spin || ++idle_polls < Transport::kPollsBeforeSleep) continue;
     idle_polls = 0;
     if (t.wakeup().sleep(WakeRole::kService, seen, t.sends_pending() ? Transport::kNapWithSendsNs : t.idle_sleep_ns()))
       last_activity = now_ns();
+    last_poll = 0;
   }
 }
 

@@ -42,6 +42,7 @@ void CondvarManager::on_set(const Incoming& in, Reader* r) {
   c.set = true;
   for (int w : c.waiters) grant(msg.cv, c, w);
   c.waiters.clear();
+  s_->transport.send(in.source, kTagReply, encode_empty(MsgType::kAck, s_->transport.next_seq()));
 }
 
 void CondvarManager::on_reset(const Incoming& in, Reader* r) {
@@ -51,6 +52,7 @@ void CondvarManager::on_reset(const Incoming& in, Reader* r) {
   CvState& c = cv_state(msg.cv, msg.epoch, "RESETCV", in.source);
   c.set = false;
   c.notices.clear();
+  s_->transport.send(in.source, kTagReply, encode_empty(MsgType::kAck, s_->transport.next_seq()));
 }
 
 void CondvarManager::on_wait(const Incoming& in, Reader* r) {

@@ -75,7 +75,7 @@ void SyncClient::unlock(const char* call, int lock) {
   c_->close_interval();
   // The diffs must be at their homes before the next acquirer can fault on
   // those pages, which it may do as soon as the lock home sees REL.
-  c_->flush_diffs();
+  c_->flush_diffs(LockManager::home_of(lock, s_->size));
   Transport& t = s_->transport;
   ReleaseMsg rel{static_cast<uint32_t>(lock), s_->epoch, as_notices(s_->stack.top_pages(), s_->rank)};
   t.send(LockManager::home_of(lock, s_->size), kTagRequest, encode(rel, t.next_seq()));
@@ -90,7 +90,7 @@ void SyncClient::barrier(const char* call) {
   ScopedTimer timer(&s_->stats.app.t_syn_ns);
   ++s_->stats.app.barriers;
   c_->close_interval();
-  c_->flush_diffs();
+  c_->flush_diffs(0);
   Transport& t = s_->transport;
   t.send(0, kTagRequest, encode(BarrierMsg{s_->epoch, as_notices(s_->stack.take_bottom(), s_->rank)}, t.next_seq()));
   auto grant = await_decoded<BarrierGrantMsg>(s_, MsgType::kBarrierGrant, 0, "the other processes at the barrier (BARRGRANT)");
@@ -105,16 +105,21 @@ void SyncClient::wait(const char*) {
   ScopedTimer timer(&s_->stats.app.t_syn_ns);
   ++s_->stats.app.waits;
   Transport& t = s_->transport;
+  // No coherence, but our earlier requests (condition-variable sets and
+  // resets) take effect before anything the others do after the rendezvous.
+  t.wait_acks(0);
   t.send(0, kTagRequest, encode_empty(MsgType::kWait, t.next_seq()));
   t.await_reply(MsgType::kWaitGrant, 0, "the other processes at jia_wait (WAITGRANT)");
 }
 
 void SyncClient::release_to_cv(int cv) {
   c_->close_interval();
-  c_->flush_diffs();
+  c_->flush_diffs(CondvarManager::home_of(cv, s_->size));
   Transport& t = s_->transport;
   CvSetMsg msg{static_cast<uint32_t>(cv), s_->epoch, as_notices(s_->stack.all_pages(), s_->rank)};
-  t.send(CondvarManager::home_of(cv, s_->size), kTagRequest, encode(msg, t.next_seq()));
+  const int home = CondvarManager::home_of(cv, s_->size);
+  t.send(home, kTagRequest, encode(msg, t.next_seq()));
+  t.expect_ack(home);  // waited for at our next release
 }
 
 void SyncClient::cv_set(const char* call, int cv) {
@@ -129,8 +134,9 @@ void SyncClient::cv_reset(const char* call, int cv) {
   ScopedTimer timer(&s_->stats.app.t_syn_ns);
   ++s_->stats.app.cv_ops;
   Transport& t = s_->transport;
-  t.send(CondvarManager::home_of(cv, s_->size), kTagRequest,
-         encode_cv(MsgType::kCvReset, CvMsg{static_cast<uint32_t>(cv), s_->epoch}, t.next_seq()));
+  const int home = CondvarManager::home_of(cv, s_->size);
+  t.send(home, kTagRequest, encode_cv(MsgType::kCvReset, CvMsg{static_cast<uint32_t>(cv), s_->epoch}, t.next_seq()));
+  t.expect_ack(home);  // waited for at our next release
 }
 
 void SyncClient::cv_wait(const char* call, int cv) {

@@ -38,6 +38,7 @@ Status Transport::init(MPI_Comm world, const Config& config) {
   sleep_ns_ = wakeup_.has_remote_peers() ? config.poll_us * 1000 : 20000000;
   timeout_s_ = config.timeout_s;
   test_delay_ns_ = config.test_delay_us * 1000;
+  acks_owed_.assign(static_cast<size_t>(size_), 0);
   return Status::Ok();
 }
 
@@ -75,6 +76,16 @@ void Transport::inject_delay() const {
 void Transport::post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep) {
   inject_delay();
   count_sent(tag, data, n);
+  if (dest == rank_ && tag != kTagPage) {
+    // To ourselves: no MPI, no copy through the network layer.
+    {
+      std::lock_guard<std::mutex> lock(local_mu_);
+      const auto* p = static_cast<const std::byte*>(data);
+      local_[tag == kTagRequest ? 0 : 1].emplace_back(p, p + n);
+    }
+    wakeup_.notify(dest, role_for(tag));
+    return;
+  }
   MPI_Request req;
   {
     std::lock_guard<std::mutex> lock(outbox_mu_);
@@ -129,43 +140,61 @@ bool Transport::progress_sends() {
   return true;
 }
 
-bool Transport::try_receive(Tag tag, Incoming* out) {
-  int flag = 0;
-  MPI_Message msg;
-  MPI_Status st;
-  MPI_Improbe(MPI_ANY_SOURCE, tag, comm_, &flag, &msg, &st);
-  if (!flag) return false;
-  int count = 0;
-  MPI_Get_count(&st, MPI_BYTE, &count);
-  out->source = st.MPI_SOURCE;
-  out->bytes.resize(static_cast<size_t>(count));
-  MPI_Mrecv(out->bytes.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+void Transport::count_received(const Bytes& bytes) {
   MsgHeader h;
-  if (out->bytes.size() >= sizeof h) {
-    std::memcpy(&h, out->bytes.data(), sizeof h);
-    if (h.type < kMsgTypeCount) {
-      received_.messages[h.type].fetch_add(1, std::memory_order_relaxed);
-      received_.bytes[h.type].fetch_add(out->bytes.size(), std::memory_order_relaxed);
-    }
+  if (bytes.size() < sizeof h) return;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  if (h.type >= kMsgTypeCount) return;
+  received_.messages[h.type].fetch_add(1, std::memory_order_relaxed);
+  received_.bytes[h.type].fetch_add(bytes.size(), std::memory_order_relaxed);
+}
+
+bool Transport::take_local(Tag tag, Incoming* out) {
+  std::lock_guard<std::mutex> lock(local_mu_);
+  auto& q = local_[tag == kTagRequest ? 0 : 1];
+  if (q.empty()) return false;
+  out->source = rank_;
+  out->bytes = std::move(q.front());
+  q.pop_front();
+  return true;
+}
+
+bool Transport::try_receive(Tag tag, Incoming* out) {
+  if (!take_local(tag, out)) {
+    int flag = 0;
+    MPI_Message msg;
+    MPI_Status st;
+    MPI_Improbe(MPI_ANY_SOURCE, tag, comm_, &flag, &msg, &st);
+    if (!flag) return false;
+    int count = 0;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    out->source = st.MPI_SOURCE;
+    out->bytes.resize(static_cast<size_t>(count));
+    MPI_Mrecv(out->bytes.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
   }
+  count_received(out->bytes);
   return true;
 }
 
 void Transport::wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from) {
   if (done()) return;
+  const bool app = role == WakeRole::kApp;
+  if (app) app_waiting_.store(true, std::memory_order_relaxed);
   const uint64_t start = now_ns();
   const uint64_t deadline = timeout_s_ > 0 ? start + static_cast<uint64_t>(timeout_s_ * 1e9) : UINT64_MAX;
   uint64_t spin_until = start + spin_ns_;
+  uint64_t last_poll = 0;  // 0 unless the previous step was an empty poll
   for (;;) {
     uint32_t seen = wakeup_.snapshot(role);
     progress_sends();
     if (done()) break;
-    if (idle_work_ && idle_work_()) {
+    if (app && idle_work_ && idle_work_()) {
+      last_poll = 0;
       spin_until = std::max(spin_until, now_ns() + kSpinAfterWakeNs);
       continue;
     }
     const uint64_t now = now_ns();
-    if (now < spin_until) {
+    if (now < spin_until && spin_policy_.may_spin(&last_poll, now)) {
       for (int i = 0; i < 16; ++i) cpu_relax();
       continue;
     }
@@ -179,7 +208,9 @@ void Transport::wait_until(WakeRole role, const std::function<bool()>& done, con
     uint64_t nap = sends_pending() ? kNapWithSendsNs : sleep_ns_;
     if (deadline - now < nap) nap = deadline - now;
     if (wakeup_.sleep(role, seen, nap)) spin_until = now_ns() + std::max(spin_ns_, kSpinAfterWakeNs);
+    last_poll = 0;
   }
+  if (app) app_waiting_.store(false, std::memory_order_relaxed);
   const uint64_t waited = now_ns() - start;
   if (waited > 1000000 && log_enabled(LogLevel::kDebug))
     log_message(LogLevel::kDebug, "waited %.3f ms for %s from rank %d", static_cast<double>(waited) / 1e6, what, from);
@@ -209,15 +240,40 @@ void Transport::wait_request(MPI_Request* request, const char* what, int from) {
 
 Incoming Transport::await_reply(MsgType expected, int from, const char* what) {
   Incoming in;
-  wait_until(WakeRole::kApp, [&] { return try_receive(kTagReply, &in); }, what, from);
-  Reader r(in.bytes.data(), in.bytes.size());
-  MsgType type;
-  Status s = r.open(&type);
-  if (!s.ok()) fatal("protocol error: malformed reply from rank %d while waiting for %s: %s", in.source, what, s.message().c_str());
-  if (type != expected || (from >= 0 && in.source != from))
-    fatal("protocol error: waiting for %s from rank %d but received %s from rank %d", msg_type_name(expected), from,
-          msg_type_name(type), in.source);
-  return in;
+  for (;;) {
+    wait_until(WakeRole::kApp, [&] { return try_receive(kTagReply, &in); }, what, from);
+    Reader r(in.bytes.data(), in.bytes.size());
+    MsgType type;
+    Status s = r.open(&type);
+    if (!s.ok())
+      fatal("protocol error: malformed reply from rank %d while waiting for %s: %s", in.source, what, s.message().c_str());
+    const bool ack = type == MsgType::kDiffAck || type == MsgType::kAck;
+    if (ack && expected == MsgType::kAck) return in;
+    if (ack) {
+      int& owed = acks_owed_[static_cast<size_t>(in.source)];
+      if (owed <= 0) fatal("protocol error: unexpected %s from rank %d", msg_type_name(type), in.source);
+      --owed;
+      continue;
+    }
+    if (type != expected || (from >= 0 && in.source != from))
+      fatal("protocol error: waiting for %s from rank %d but received %s from rank %d", msg_type_name(expected), from,
+            msg_type_name(type), in.source);
+    return in;
+  }
+}
+
+void Transport::wait_acks(int except) {
+  for (int h = 0; h < size_; ++h) {
+    if (h == except) continue;
+    int& owed = acks_owed_[static_cast<size_t>(h)];
+    while (owed > 0) {
+      // An acknowledgement from anyone may come first; count it where it belongs.
+      Incoming in = await_reply(MsgType::kAck, -1, "requests to be applied (DIFFGRANT or ACK)");
+      int& from = acks_owed_[static_cast<size_t>(in.source)];
+      if (from <= 0) fatal("protocol error: unexpected acknowledgement from rank %d", in.source);
+      --from;
+    }
+  }
 }
 
 }  // namespace scopedsm

@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <deque>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "transport/spin_policy.h"
 #include "transport/wakeup.h"
 #include "transport/wire.h"
 
@@ -76,7 +78,8 @@ class Transport {
   // of the shared region), without copying them.
   void send_page(int dest, const void* data, size_t n);
 
-  // Receives one waiting message on `tag`, if any.
+  // Receives one waiting message on `tag`, if any. Messages a process sends
+  // itself never enter MPI: they wait in a local mailbox.
   bool try_receive(Tag tag, Incoming* out);
   // Completes finished sends; returns true if any finished.
   bool progress_sends();
@@ -92,8 +95,26 @@ class Transport {
 
   // Application thread only: waits for the next reply, which must be of
   // type `expected` from `from` (-1: any rank). A different reply means the
-  // protocol broke, which is reported and ends the job.
+  // protocol broke, which is reported and ends the job. Diff
+  // acknowledgements that arrive meanwhile are counted (see expect_ack).
   Incoming await_reply(MsgType expected, int from, const char* what);
+
+  // Acknowledgements of requests that change state at their destination
+  // without a reply of their own: DIFF (answered by DIFFGRANT), SETCV and
+  // RESETCV (answered by ACK). Each such request sent to `home` owes us one;
+  // await_reply consumes them whenever they come. wait_acks returns once
+  // every home except `except` (-1: none) has applied everything we sent:
+  // requests we send to `except` itself are ordered after ours anyway,
+  // because MPI keeps one sender's messages to one receiver in order.
+  // Releases call it, so no request of ours is overtaken by what others do
+  // after the release.
+  void expect_ack(int home) { ++acks_owed_[static_cast<size_t>(home)]; }
+  void wait_acks(int except);
+
+  // True while the application thread is inside wait_until: it serves
+  // requests itself then, so the service thread need not poll.
+  bool app_waiting() const { return app_waiting_.load(std::memory_order_relaxed); }
+  SpinPolicy& spin_policy() { return spin_policy_; }
 
   // Test only (SCOPEDSM_TEST_DELAY_US): sleeps a random time up to the
   // configured bound; does nothing when the bound is 0.
@@ -113,6 +134,8 @@ class Transport {
 
  private:
   [[noreturn]] void report_timeout(const char* what, int from);
+  bool take_local(Tag tag, Incoming* out);
+  void count_received(const Bytes& bytes);
   void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
   void count_sent(Tag tag, const void* data, size_t n);
 
@@ -129,6 +152,13 @@ class Transport {
   std::mutex outbox_mu_;
   std::vector<MPI_Request> outbox_requests_;
   std::vector<SharedBytes> outbox_buffers_;
+
+  // Messages to ourselves, per tag (requests, replies).
+  std::mutex local_mu_;
+  std::deque<Bytes> local_[2];
+  std::vector<int> acks_owed_;  // per home; application thread only
+  std::atomic<bool> app_waiting_{false};
+  SpinPolicy spin_policy_;
 
   TrafficCounters sent_;
   TrafficCounters received_;

@@ -24,6 +24,7 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kHomeIs: return "HOMEIS";
     case MsgType::kStats: return "STAT";
     case MsgType::kShutdown: return "SHUTDOWN";
+    case MsgType::kAck: return "ACK";
     case MsgType::kCount: break;
   }
   return "?";

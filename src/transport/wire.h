@@ -47,7 +47,8 @@ enum class MsgType : uint16_t {
   kHomeClaim = 17,   // first-touch: page, claim? -> kHomeIs
   kHomeIs = 18,      // page, home
   kStats = 19,       // a process's statistics record, to rank 0 at exit
-  kShutdown = 20,    // to self: the service thread stops
+  kShutdown = 20,    // every process to every process at exit
+  kAck = 21,         // a state-changing request (SETCV, RESETCV) was applied
   kCount
 };
 const char* msg_type_name(MsgType type);

@@ -32,6 +32,7 @@ TEST(Config, ReadsEveryVariable) {
   Config c;
   Status s = parse_config(env({{"SCOPEDSM_REGION_SIZE", "2G"},
                                {"SCOPEDSM_CACHE_PAGES", "8"},
+                               {"SCOPEDSM_TEST_DELAY_US", "30"},
                                {"SCOPEDSM_HOME_POLICY", "first-touch"},
                                {"SCOPEDSM_STATS_FILE", "/tmp/s.json"},
                                {"SCOPEDSM_SUMMARY", "off"},
@@ -44,6 +45,7 @@ TEST(Config, ReadsEveryVariable) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(c.region_size, 2ull << 30);
   EXPECT_EQ(c.cache_pages, 8u);
+  EXPECT_EQ(c.test_delay_us, 30u);
   EXPECT_EQ(c.home_policy, HomePolicy::kFirstTouch);
   EXPECT_EQ(c.stats_file, "/tmp/s.json");
   EXPECT_FALSE(c.summary);
@@ -72,13 +74,13 @@ TEST_P(ConfigRejects, NamesTheVariableAndTheValue) {
 INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                          testing::Values(BadValue{"SCOPEDSM_REGION_SIZE", "lots"}, BadValue{"SCOPEDSM_REGION_SIZE", "12Q"},
                                          BadValue{"SCOPEDSM_REGION_SIZE", "1K"}, BadValue{"SCOPEDSM_REGION_SIZE", "-1G"},
-                                         BadValue{"SCOPEDSM_REGION_SIZE", "99999T"}, BadValue{"SCOPEDSM_CACHE_PAGES", "0"},
+                                         BadValue{"SCOPEDSM_REGION_SIZE", "99999T"}, BadValue{"SCOPEDSM_CACHE_PAGES", "0"}, BadValue{"SCOPEDSM_CACHE_PAGES", "1"},
                                          BadValue{"SCOPEDSM_CACHE_PAGES", "ten"}, BadValue{"SCOPEDSM_CACHE_PAGES", "-3"},
                                          BadValue{"SCOPEDSM_HOME_POLICY", "random"}, BadValue{"SCOPEDSM_STATS_FILE", ""},
                                          BadValue{"SCOPEDSM_SUMMARY", "maybe"}, BadValue{"SCOPEDSM_LOG", "loud"},
                                          BadValue{"SCOPEDSM_TIMEOUT", "-1"}, BadValue{"SCOPEDSM_TIMEOUT", "soon"},
                                          BadValue{"SCOPEDSM_SPIN_US", "100001"}, BadValue{"SCOPEDSM_POLL_US", "0"},
-                                         BadValue{"SCOPEDSM_WRITE_DETECT", "some"},
+                                         BadValue{"SCOPEDSM_WRITE_DETECT", "some"}, BadValue{"SCOPEDSM_TEST_DELAY_US", "2000000"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-everything"}));
 
 TEST(Config, ParsesSizes) {
