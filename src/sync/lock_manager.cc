@@ -15,8 +15,24 @@ LockManager::LockState& LockManager::lock_state(int lock, const char* what, int 
 
 void LockManager::refresh_epoch(LockState* l, uint32_t epoch) {
   if (epoch > l->epoch) {
-    l->notices.clear();
+    l->log.clear();
+    l->latest.clear();
     l->epoch = epoch;
+  }
+}
+
+void LockManager::record(LockState* l, const std::vector<WriteNotice>& notices) {
+  for (const WriteNotice& n : notices) {
+    l->log.push_back({l->version, n});
+    l->latest[n.page] = l->version;
+  }
+  if (l->log.size() > 2 * l->latest.size() + 64) {
+    // Keep each page's newest entry only; version order is preserved.
+    std::vector<LoggedNotice> live;
+    live.reserve(l->latest.size());
+    for (const LoggedNotice& e : l->log)
+      if (l->latest[e.notice.page] == e.version) live.push_back(e);
+    l->log.swap(live);
   }
 }
 
@@ -25,10 +41,10 @@ void LockManager::grant(int lock, LockState* l, const Waiter& w) {
   AcquireGrantMsg msg;
   msg.lock = static_cast<uint32_t>(lock);
   msg.version = l->version;
-  for (const auto& [page, e] : l->notices)
-    if (e.version > w.seen) msg.notices.push_back({page, e.writer});
-  std::sort(msg.notices.begin(), msg.notices.end(),
-            [](const WriteNotice& a, const WriteNotice& b) { return a.page < b.page; });
+  auto first = std::upper_bound(l->log.begin(), l->log.end(), w.seen,
+                                [](uint64_t seen, const LoggedNotice& e) { return seen < e.version; });
+  msg.notices.reserve(static_cast<size_t>(l->log.end() - first));
+  for (auto it = first; it != l->log.end(); ++it) msg.notices.push_back(it->notice);
   s_->transport.send(w.rank, kTagReply, encode(msg, s_->transport.next_seq()));
 }
 
@@ -57,9 +73,7 @@ void LockManager::on_release(const Incoming& in, Reader* r) {
   ++l.version;
   // A release from before the latest barrier has its notices covered by
   // that barrier; only the hand-over matters.
-  if (msg.epoch == l.epoch && !s_->test_fault("skip-notices")) {
-    for (const WriteNotice& n : msg.notices) l.notices[n.page] = NoticeEntry{n.writer, l.version};
-  }
+  if (msg.epoch == l.epoch && !s_->test_fault("skip-notices")) record(&l, msg.notices);
   l.holder = -1;
   if (!l.waiters.empty()) {
     Waiter next = l.waiters.front();

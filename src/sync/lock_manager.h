@@ -2,12 +2,14 @@
 // (lock l is homed at rank l % size). Runs on the service thread.
 //
 // Per lock it keeps the holder, a FIFO queue of waiting requesters, and the
-// lock's write notices: for each page, the last releaser that wrote it and
-// the lock's version (incarnation) at that release. A grant carries only
-// the notices newer than the version the acquirer saw last, so a process
-// that takes the same lock again is not told about writes it already saw.
-// Notices made before the latest barrier are dropped: the barrier covered
-// them.
+// lock's write notices in release order, each stamped with the lock's
+// version (incarnation) at that release. A grant carries only the notices
+// newer than the version the acquirer saw last, so a process that takes the
+// same lock again is not told about writes it already saw; finding them is
+// a binary search, not a scan. When a page is noticed again, only its newest
+// entry matters (its writer is the latest writer), so the log is compacted
+// once stale entries outnumber live ones. Notices made before the latest
+// barrier are dropped: the barrier covered them.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "protocol/notices.h"
 #include "runtime/state.h"
 #include "transport/transport.h"
 
@@ -34,18 +37,22 @@ class LockManager {
     int rank;
     uint64_t seen;
   };
-  struct NoticeEntry {
-    int32_t writer;
+  struct LoggedNotice {
     uint64_t version;
+    WriteNotice notice;
   };
   struct LockState {
     int holder = -1;
     std::deque<Waiter> waiters;
-    std::unordered_map<uint32_t, NoticeEntry> notices;
+    // The notices since the latest barrier, in version order, so that a
+    // grant copies only the tail the acquirer has not seen.
+    std::vector<LoggedNotice> log;
+    std::unordered_map<uint32_t, uint64_t> latest;  // page -> version of its newest entry
     uint64_t version = 0;
     uint32_t epoch = 0;
   };
 
+  static void record(LockState* l, const std::vector<WriteNotice>& notices);
   LockState& lock_state(int lock, const char* what, int source);
   void refresh_epoch(LockState* l, uint32_t epoch);
   void grant(int lock, LockState* l, const Waiter& w);
