@@ -80,7 +80,10 @@ std::vector<uint32_t> LockStack::all_pages() {
 std::string LockStack::describe() const {
   if (levels_.size() <= 1) return "no locks held";
   std::string s = "locks held (outermost first):";
-  for (size_t i = 1; i < levels_.size(); ++i) s += " " + std::to_string(levels_[i].lock);
+  for (size_t i = 1; i < levels_.size(); ++i) {
+    s.push_back(' ');
+    s.append(std::to_string(levels_[i].lock));
+  }
   return s;
 }
 

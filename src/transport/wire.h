@@ -80,6 +80,13 @@ class Writer {
   void patch_u32(size_t offset, uint32_t value);
   // Drops everything after the first n bytes (n >= header size).
   void truncate(size_t n) { buf_.resize(n); }
+  // Appends n bytes to be filled in place through the returned pointer
+  // (valid until the next append); truncate() gives back what was unused.
+  std::byte* append_space(size_t n) {
+    size_t at = buf_.size();
+    buf_.resize(at + n);
+    return buf_.data() + at;
+  }
   size_t size() const { return buf_.size(); }
   // Finishes the header and hands the bytes over.
   std::vector<std::byte> finish(uint32_t seq);
