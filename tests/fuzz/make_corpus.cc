@@ -27,10 +27,9 @@ struct Out {
   void write(const std::string& name, const Bytes& msg, SetupIndex setup = {}) {
     uint8_t prefix[kSetupBytes];
     setup_bytes(setup, prefix);
-    char file[64];
-    std::snprintf(file, sizeof file, "%03d-", count++);
-    const std::string path = dir + "/" + file + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ++count;
+    const std::string path = dir + "/" + name;
+    std::FILE* f = std::fopen(path.c_str(), "wxb");  // x: names must be unique
     if (f == nullptr || std::fwrite(prefix, 1, kSetupBytes, f) != kSetupBytes ||
         (!msg.empty() && std::fwrite(msg.data(), 1, msg.size(), f) != msg.size())) {
       std::fprintf(stderr, "make_corpus: cannot write %s\n", path.c_str());
@@ -96,8 +95,11 @@ void valid_messages(Out* o) {
   o->write("HOMECLAIM-ask", encode(HomeClaimMsg{8, false}, 18));
   o->write("HOMEIS", encode(HomeIsMsg{7, 2}, 19));
   o->write("HOMEIS-unknown", encode(HomeIsMsg{8, -1}, 20));
-  for (MsgType t : {MsgType::kDiffAck, MsgType::kWait, MsgType::kWaitGrant, MsgType::kShutdown, MsgType::kStats})
-    o->write(msg_type_name(t), encode_empty(t, 21));
+  // Every type without a payload, and the header of every other type alone.
+  for (size_t t = 1; t < kMsgTypeCount; ++t) {
+    const auto type = static_cast<MsgType>(t);
+    o->write(std::string("empty-") + msg_type_name(type), encode_empty(type, 21));
+  }
   o->write("DIFF-scattered", diff_message({4}, 4096, 0));
   o->write("DIFF-full-page", diff_message({5}, 4096, 1));
   o->write("DIFF-two-records", diff_message({6, 99}, 4096, 0));
