@@ -12,7 +12,9 @@
 //       run if fewer memory operations were checked (a budget guard).
 //       The region is homed cyclically in blocks of B pages (default 1), or
 //       at first touch. --drop FILE leaves out the ops whose ids FILE lists (used by
-//       difftest_driver's shrinking).
+//       difftest_driver's shrinking). --wrong-oracle orders critical
+//       sections by rank instead of by the recorded versions (a control:
+//       correct runs must then be reported as mismatches).
 //   difftest --print --np N [--seed S] [--drop FILE]
 //       Prints the program without running anything.
 //
@@ -47,6 +49,7 @@ struct Options {
   bool first_touch = false;
   size_t block_pages = 1;
   bool print = false;
+  bool wrong_oracle = false;
   int np = 0;
   std::string drop_file;
 };
@@ -69,6 +72,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--first-touch") o.first_touch = true;
     else if (a == "--block-pages") o.block_pages = std::strtoul(next(), nullptr, 10);
     else if (a == "--print") o.print = true;
+    else if (a == "--wrong-oracle") o.wrong_oracle = true;
     else if (a == "--np") o.np = std::atoi(next());
     else if (a == "--drop") o.drop_file = next();
     else {
@@ -226,7 +230,7 @@ int main(int argc, char** argv) {
         std::memcpy(&v, &bytes_state[p.cells[c].offset], p.cells[c].size);
         cells[c] = v;
       }
-      CheckResult r = check(p, logs, &cells);
+      CheckResult r = check(p, logs, &cells, !o.wrong_oracle);
       if (!r.mismatches.empty()) {
         std::printf("%s", r.report.c_str());
         std::printf("DIFFTEST program %ld of this run; rerun it: mpirun -n %d %s --seed %" PRIu64 "%s%s with %s\n", k, np,

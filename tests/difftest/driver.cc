@@ -7,7 +7,9 @@
 //       whole phases, then by top-level blocks (critical sections with
 //       everything inside them), then by single operations. A candidate
 //       counts as failing if any of T runs (default 3) reports a mismatch;
-//       the environment (SCOPEDSM_*) is passed on unchanged. Prints the
+//       the environment (SCOPEDSM_*) is passed on unchanged. Finally it
+//       tries removing each lock/unlock pair that guards none of the cells
+//       accessed inside (keeping the accesses). Prints the
 //       minimized program and the --drop file that reproduces it.
 //   difftest_driver long --minutes M [--seed S] [--job-minutes J]
 //       Runs jobs of J minutes (default 3) one after another for M minutes,
@@ -232,6 +234,14 @@ struct Shrinker {
         for (uint32_t id : u)
           if (!kept.count(id)) drop.insert(id);
     }
+    // Last, critical sections that guard nothing the failure needs: try
+    // removing each lock/unlock pair while keeping what it encloses.
+    for (uint32_t id : unwrappable(without(full, drop))) {
+      std::set<uint32_t> d = drop;
+      d.insert(unwrap(id));
+      if (fails(d)) drop = d;
+    }
+    std::printf("DIFFTEST SHRINK unwrapping critical sections: done after %d run(s)\n", runs);
     {
       std::ofstream out(drop_path);
       for (uint32_t id : drop) out << id << "\n";
@@ -261,7 +271,7 @@ int long_run(double minutes, uint64_t seed, double job_minutes) {
   while (elapsed() < minutes) {
     const int np = nps[jobs % 3];
     const int cache = caches[(jobs / 3) % 3];
-    const bool delay = (jobs / 9) % 2 == 1;
+    const bool delay = jobs % 2 == 1;
     const bool trap_all = jobs % 4 == 3;
     const bool first_touch = jobs % 5 == 4;
     const double jm = std::min(job_minutes, std::max(0.2, minutes - elapsed()));

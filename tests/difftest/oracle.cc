@@ -104,7 +104,7 @@ std::string slice(const Program& p, const std::vector<RankLog>& logs, uint32_t c
 
 }  // namespace
 
-CheckResult check(const Program& p, const std::vector<RankLog>& logs, std::vector<uint64_t>* state) {
+CheckResult check(const Program& p, const std::vector<RankLog>& logs, std::vector<uint64_t>* state, bool use_versions) {
   CheckResult res;
   const size_t ncells = p.cells.size();
   std::vector<Source> cur(ncells);
@@ -193,7 +193,8 @@ CheckResult check(const Program& p, const std::vector<RankLog>& logs, std::vecto
       }
     }
     for (auto& [li, events] : locked_events) {
-      std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+      std::stable_sort(events.begin(), events.end(), [use_versions](const Event& a, const Event& b) {
+        if (!use_versions) return a.rank != b.rank ? a.rank < b.rank : a.index < b.index;
         return a.version != b.version ? a.version < b.version : a.index < b.index;
       });
       for (const Event& e : events) {

@@ -42,6 +42,10 @@ struct CheckResult {
 
 // Checks a run of `p`. `state` holds the value of every cell at the start
 // and is updated to the values at the end (the next program starts there).
-CheckResult check(const Program& p, const std::vector<RankLog>& logs, std::vector<uint64_t>* state);
+// `use_versions` = false orders critical sections by rank instead of by the
+// recorded versions: a deliberately wrong oracle, which must then object to
+// correct runs (a control showing that the recorded order matters).
+CheckResult check(const Program& p, const std::vector<RankLog>& logs, std::vector<uint64_t>* state,
+                  bool use_versions = true);
 
 }  // namespace difftest

@@ -194,7 +194,8 @@ Program without(const Program& p, const std::set<uint32_t>& drop) {
   for (Phase& ph : q.phases)
     for (auto& ops : ph.ops) {
       std::vector<Op> kept;
-      int skipping = 0;  // depth inside a dropped critical section
+      int skipping = 0;          // depth inside a dropped critical section
+      std::vector<bool> opened;  // per open lock: kept (true) or unwrapped
       for (const Op& op : ops) {
         if (skipping > 0) {
           if (op.kind == OpKind::kLock) ++skipping;
@@ -206,6 +207,16 @@ Program without(const Program& p, const std::set<uint32_t>& drop) {
           continue;
         }
         if ((op.kind == OpKind::kRead || op.kind == OpKind::kWrite) && drop.count(op.id)) continue;
+        if (op.kind == OpKind::kLock) {
+          const bool unwrapped = drop.count(unwrap(op.id)) > 0;
+          opened.push_back(!unwrapped);
+          if (unwrapped) continue;
+        }
+        if (op.kind == OpKind::kUnlock) {
+          const bool was_kept = opened.back();
+          opened.pop_back();
+          if (!was_kept) continue;
+        }
         kept.push_back(op);
       }
       ops = std::move(kept);
@@ -254,6 +265,30 @@ std::set<uint32_t> slice_drop(const Program& p, uint32_t cell) {
       }
     }
   return drop;
+}
+
+std::vector<uint32_t> unwrappable(const Program& p) {
+  std::vector<uint32_t> ids;
+  for (const Phase& ph : p.phases)
+    for (const auto& ops : ph.ops) {
+      struct Open {
+        uint32_t id, lock;
+        bool guarded_access;
+      };
+      std::vector<Open> open;
+      for (const Op& op : ops) {
+        if (op.kind == OpKind::kLock) {
+          open.push_back({op.id, op.arg, false});
+        } else if (op.kind == OpKind::kUnlock) {
+          if (!open.back().guarded_access) ids.push_back(open.back().id);
+          open.pop_back();
+        } else if (ph.mode[op.arg] == Mode::kLocked) {
+          for (Open& o : open)
+            if (o.lock == ph.owner[op.arg]) o.guarded_access = true;
+        }
+      }
+    }
+  return ids;
 }
 
 Counts count(const Program& p) {

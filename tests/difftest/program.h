@@ -60,7 +60,14 @@ Program generate(uint64_t seed, int np, uint32_t page_size);
 
 // The program without the ops whose ids are in `drop`. Dropping a lock op
 // drops its whole critical section; unlock ops cannot be dropped alone.
+// `unwrap(id)` in `drop` removes only lock op `id` and its unlock, keeping
+// what was inside (the shrinker does so only where no cell the lock guards
+// is accessed inside, so the program stays data-race free).
 Program without(const Program& p, const std::set<uint32_t>& drop);
+constexpr uint32_t unwrap(uint32_t lock_op_id) { return lock_op_id | 0x80000000u; }
+
+// Lock ops of `p` that can be unwrapped without creating a data race.
+std::vector<uint32_t> unwrappable(const Program& p);
 
 // Ids that can be dropped, coarse to fine: level 0 = every op of a phase
 // (grouped per phase), level 1 = top-level blocks, level 2 = every op.
