@@ -5,7 +5,8 @@
 //   1. opens the header and decodes the message as the type it names, the
 //      way the service thread and SyncClient do (decode_message);
 //   2. runs every typed decoder, get_notices and the DIFF record loop on the
-//      payload whatever the header says, so the fuzzer need not match types;
+//      payload whatever the header says (and on the payload framed as one
+//      diff record), so the fuzzer need not match types or framing;
 //   3. builds a valid message of a chosen type from the input and checks it
 //      is accepted.
 // Properties: a rejected message is an error Status with a message; an
@@ -185,6 +186,7 @@ void check_all_payloads(const std::byte* p, size_t n, const Setup& s) {
   FUZZ_CHECK(decode_empty(&empty).ok() == (n == 0));
   check_notices(p, n, l);
   check_diff_stream(p, n, s);
+  check_diff_body(p, n, s);
   check_diff_encoder(p, n, s);
 }
 

@@ -1,6 +1,7 @@
 #include "diff_check.h"
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -155,6 +156,18 @@ void check_diff_stream(const std::byte* body, size_t n, const Setup& s) {
     for (size_t i = 0; i < kSlots; ++i) FUZZ_CHECK(home.slots[i] == (i == slot ? e.after : before[i]));
     check_encoder(before[slot], home.slots[slot], page, s.page_size);
   }
+}
+
+void check_diff_body(const std::byte* body, size_t n, const Setup& s) {
+  if (n > UINT32_MAX) return;
+  Writer w(MsgType::kDiff);
+  const size_t start = w.size();
+  w.put<uint32_t>(s.limits.pages > 2 ? 2 : 0);  // accepted by every rule but "none"
+  w.put<uint32_t>(static_cast<uint32_t>(n));
+  w.put_bytes(body, n);
+  const std::vector<std::byte> record = w.finish(0);
+  const std::vector<std::byte> payload(record.begin() + static_cast<std::ptrdiff_t>(start), record.end());
+  check_diff_stream(payload.data(), payload.size(), s);
 }
 
 void check_diff_encoder(const std::byte* bytes, size_t n, const Setup& s) {

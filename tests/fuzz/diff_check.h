@@ -14,6 +14,10 @@ namespace scopedsm::fuzz {
 // independent reading of the format says, in the page it names only.
 void check_diff_stream(const std::byte* body, size_t n, const Setup& s);
 
+// The same for `body` framed as the body of one record naming an accepted
+// page, so the fuzzer reaches the runs without matching the framing.
+void check_diff_body(const std::byte* body, size_t n, const Setup& s);
+
 // Builds a twin and a page from `bytes` (a pattern, then byte writes at
 // offsets taken from the input); encode_diff of the two, applied to the
 // twin, must give the page and count exactly the bytes that differ.

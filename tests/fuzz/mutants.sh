@@ -4,6 +4,7 @@
 # catch it (crash or broken property) within SECONDS (default 120).
 #
 #   bash tests/fuzz/mutants.sh [SECONDS] [--no-corpus]
+#   ONLY=diff-overlap-allowed bash tests/fuzz/mutants.sh 600 --no-corpus
 #
 # --no-corpus starts every run from an empty corpus, so the catch is the
 # fuzzer's own and not the seed corpus's hand-made edge cases.
@@ -43,6 +44,7 @@ export ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_er
 caught=0 missed=0 stale=0
 for m in "${mutants[@]}"; do
   IFS='|' read -r name file from to <<<"$m"
+  [ -n "${ONLY:-}" ] && [ "$ONLY" != "$name" ] && continue
   cp "$root/src/$file" "$scratch/src/$file"
   if ! python3 - "$scratch/src/$file" "$from" "$to" <<'EOF'
 import sys
