@@ -36,8 +36,9 @@ const std::vector<ConfigVariable>& config_variables() {
        "Shared address space reserved in every process (suffix K, M, G or T). Allocations beyond it fail. "
        "Only touched pages use memory."},
       {"SCOPEDSM_CACHE_PAGES", "65536",
-       "Capacity of each process's cache of remote pages, in pages (at least 2: one access may straddle "
-       "two pages, and both must be resident at once)."},
+       "Capacity of each process's cache of remote pages, in pages (at least 4: one instruction may touch "
+       "four pages, a string copy whose source and destination both straddle a page boundary, and all must be "
+       "resident at once)."},
       {"SCOPEDSM_HOME_POLICY", "cyclic",
        "Home placement of jia_alloc/jia_alloc1/scopedsm_alloc: 'cyclic' (JIAJIA 2.1 placement) or 'first-touch'."},
       {"SCOPEDSM_STATS_FILE", "(none)", "Path where rank 0 writes the statistics of every process as JSON at exit."},
@@ -97,8 +98,8 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
   }
   if (auto v = lookup("SCOPEDSM_CACHE_PAGES")) {
     uint64_t n = 0;
-    if (!parse_uint(*v, &n).ok() || n < 2 || n > (1ull << 28))
-      return bad("SCOPEDSM_CACHE_PAGES", *v, "a page count from 2 to 268435456");
+    if (!parse_uint(*v, &n).ok() || n < 4 || n > (1ull << 28))
+      return bad("SCOPEDSM_CACHE_PAGES", *v, "a page count from 4 to 268435456");
     c.cache_pages = n;
   }
   if (auto v = lookup("SCOPEDSM_HOME_POLICY")) {

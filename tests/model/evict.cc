@@ -1,5 +1,5 @@
 // Litmus: write after eviction under a tiny cache (G1, G6).
-// Run with SCOPEDSM_CACHE_PAGES=2 (CTest does): the cache holds far fewer
+// Run with SCOPEDSM_CACHE_PAGES=4 (CTest does): the cache holds far fewer
 // pages than each pass touches, so every written page is evicted — its diff
 // sent home at once — and fetched again.
 //

@@ -13,9 +13,8 @@
 // reads all of it back (G1), then the barrier, then every rank checks
 // every rank's data of the bank (G3, G6).
 //
-// --two-pages-only leaves out the 4-page movsq: the documented minimum cache
-// (SCOPEDSM_CACHE_PAGES=2) holds any two pages one access straddles, not
-// four.
+// --two-pages-only leaves out the 4-page movsq (for caches of 2 or 3 pages,
+// which the runtime no longer accepts; the minimum of 4 holds all four).
 #include "litmus.h"
 
 using namespace litmus;

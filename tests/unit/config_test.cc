@@ -74,7 +74,7 @@ TEST_P(ConfigRejects, NamesTheVariableAndTheValue) {
 INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                          testing::Values(BadValue{"SCOPEDSM_REGION_SIZE", "lots"}, BadValue{"SCOPEDSM_REGION_SIZE", "12Q"},
                                          BadValue{"SCOPEDSM_REGION_SIZE", "1K"}, BadValue{"SCOPEDSM_REGION_SIZE", "-1G"},
-                                         BadValue{"SCOPEDSM_REGION_SIZE", "99999T"}, BadValue{"SCOPEDSM_CACHE_PAGES", "0"}, BadValue{"SCOPEDSM_CACHE_PAGES", "1"},
+                                         BadValue{"SCOPEDSM_REGION_SIZE", "99999T"}, BadValue{"SCOPEDSM_CACHE_PAGES", "0"}, BadValue{"SCOPEDSM_CACHE_PAGES", "3"},
                                          BadValue{"SCOPEDSM_CACHE_PAGES", "ten"}, BadValue{"SCOPEDSM_CACHE_PAGES", "-3"},
                                          BadValue{"SCOPEDSM_HOME_POLICY", "random"}, BadValue{"SCOPEDSM_STATS_FILE", ""},
                                          BadValue{"SCOPEDSM_SUMMARY", "maybe"}, BadValue{"SCOPEDSM_LOG", "loud"},
