@@ -32,7 +32,7 @@ extra_args=("$@")
 
 tools/bootstrap.sh
 build=$root/build-tsan
-out=$build/build
+out=$build/direct
 logroot=$build/logs
 src=$root
 
@@ -42,11 +42,13 @@ src=$root
 copy_sources() {
   local stage=$build/stage dest=$1
   rm -rf "$stage"
-  mkdir -p "$stage/tests" "$dest"
-  cp -a CMakeLists.txt cmake include src tools "$stage/"
-  cp -a tests/CMakeLists.txt tests/mpi tests/support tests/unit tests/death "$stage/tests/"
+  mkdir -p "$stage" "$dest"
+  cp -a CMakeLists.txt cmake include src tools tests "$stage/"
   if ! grep -q '__SANITIZE_THREAD__' src/memory/region.cc; then
-    (cd "$stage" && patch -s -p1 <"$root/tests/tsan/region.patch")
+    if ! (cd "$stage" && patch -s -p1 --no-backup-if-mismatch <"$root/tests/tsan/region.patch"); then
+      echo "tsan: tests/tsan/region.patch no longer applies to src/memory/region.cc; update it" >&2
+      exit 1
+    fi
   fi
   if [ -n "${TSAN_MUTATE:-}" ]; then
     python3 - "$stage" "$TSAN_MUTATE" <<'PY'
@@ -78,6 +80,7 @@ if [ -n "${TSAN_MUTATE:-}" ]; then
 elif ! grep -q '__SANITIZE_THREAD__' src/memory/region.cc; then
   echo "tsan: src/memory/region.cc has no ThreadSanitizer address range; building a copy with tests/tsan/region.patch" >&2
   src=$build/patched-src
+  out=$build/build
   copy_sources "$src"
 fi
 
