@@ -66,6 +66,7 @@ static void update(double *c, const double *a, const double *b, long bs) {
 }
 
 void lu_factor(double *const *blk, const int *owner, long nb, long bs, int me, void (*sync)(void)) {
+  if (nb <= 0) return;
   if (owner[0] == me) factor_diag(blk[0], bs);
   for (long K = 0; K < nb; ++K) {
     const double *diag = blk[K * nb + K];
