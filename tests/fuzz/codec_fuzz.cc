@@ -13,6 +13,7 @@
 // accepted one obeys the Limits and re-encodes to the very same bytes (every
 // encoding is canonical); a diff changes only what it names, inside the page
 // it names. Memory errors are ASan's and UBSan's to find.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
