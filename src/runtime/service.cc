@@ -66,6 +66,19 @@ bool Service::serve_pending() {
   return did;
 }
 
+void Service::check_stalls() {
+  if (s_->config.timeout_s <= 0) return;
+  const uint64_t now = now_ns();
+  if (now < next_stall_check_ns_) return;
+  next_stall_check_ns_ = now + 100000000;  // ten times a second is plenty
+  std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  // Earlier than the waiters' own timeout, so the more precise report wins.
+  const auto limit = static_cast<uint64_t>(s_->config.timeout_s * 0.8e9);
+  rendezvous_.check_stalls(now, limit);
+  locks_.check_stalls(now, limit);
+}
+
 void Service::run() {
   Transport& t = s_->transport;
   const uint64_t spin_ns = std::max<uint64_t>(s_->config.spin_us * 1000, Transport::kSpinAfterWakeNs);
@@ -76,6 +89,7 @@ void Service::run() {
     uint32_t seen = t.wakeup().snapshot(WakeRole::kService);
     bool did = serve_pending();
     if (t.progress_sends()) did = true;
+    check_stalls();
     const uint64_t now = now_ns();
     if (did) {
       last_activity = now;

@@ -40,6 +40,11 @@ class Service {
   // serving right now. Returns true if it served anything.
   bool serve_pending();
 
+  // Reports synchronization that has stalled past most of SCOPEDSM_TIMEOUT
+  // (a barrier missing ranks, a lock never released), naming who is
+  // missing; the waiters themselves can only name whom they wait on.
+  void check_stalls();
+
  private:
   void run();
   void dispatch(const Incoming& in);
@@ -53,6 +58,7 @@ class Service {
   std::thread thread_;
   std::mutex serve_mu_;  // held by whichever thread is serving
   std::atomic<int> shutdowns_{0};
+  uint64_t next_stall_check_ns_ = 0;
 };
 
 }  // namespace scopedsm

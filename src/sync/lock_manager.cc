@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "protocol/messages.h"
 
@@ -54,7 +55,7 @@ void LockManager::on_acquire(const Incoming& in, Reader* r) {
     fatal("protocol error: malformed ACQ from rank %d: %s", in.source, st.message().c_str());
   LockState& l = lock_state(static_cast<int>(msg.lock), "ACQ", in.source);
   refresh_epoch(&l, msg.epoch);
-  Waiter w{in.source, msg.seen};
+  Waiter w{in.source, msg.seen, now_ns()};
   if (l.holder < 0) {
     grant(static_cast<int>(msg.lock), &l, w);
   } else {
@@ -79,6 +80,16 @@ void LockManager::on_release(const Incoming& in, Reader* r) {
     Waiter next = l.waiters.front();
     l.waiters.pop_front();
     grant(static_cast<int>(msg.lock), &l, next);
+  }
+}
+
+void LockManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
+  for (const auto& [lock, l] : locks_) {
+    if (l.waiters.empty() || now - l.waiters.front().since_ns < limit_ns) continue;
+    const Waiter& w = l.waiters.front();
+    fatal("timed out: rank %d has waited %.1f s for lock %d (homed here), which is held by rank %d; is rank %d alive, and "
+          "does it release the lock?",
+          w.rank, static_cast<double>(now - w.since_ns) / 1e9, lock, l.holder, l.holder);
   }
 }
 

@@ -29,6 +29,10 @@ class LockManager {
 
   void on_acquire(const Incoming& in, Reader* r);
   void on_release(const Incoming& in, Reader* r);
+  // Reports (and ends the job) when a requester has been queued longer than
+  // `limit_ns`, naming the lock, the holder and the waiter: the waiter itself
+  // knows only the lock's home.
+  void check_stalls(uint64_t now, uint64_t limit_ns) const;
 
   static int home_of(int lock, int size) { return lock % size; }
 
@@ -36,6 +40,7 @@ class LockManager {
   struct Waiter {
     int rank;
     uint64_t seen;
+    uint64_t since_ns = 0;  // when it was queued
   };
   struct LoggedNotice {
     uint64_t version;

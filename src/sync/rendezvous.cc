@@ -1,5 +1,6 @@
 #include "sync/rendezvous.h"
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "protocol/messages.h"
 
@@ -10,13 +11,30 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
     kind_ = kind;
     call_ = call;
     first_rank_ = rank;
+    first_arrival_ns_ = now_ns();
+    arrived_from_.assign(static_cast<size_t>(s_->size), false);
     blobs_.assign(static_cast<size_t>(s_->size), {});
   } else if (kind != kind_ || call != call_) {
     fatal("mismatched collective calls: rank %d called %s but rank %d called %s; every process must make the same "
           "collective calls (barriers, allocations, jia_wait, jia_exit) in the same order with the same arguments",
           first_rank_, call_.c_str(), rank, call.c_str());
   }
+  arrived_from_[static_cast<size_t>(rank)] = true;
   ++arrived_;
+}
+
+void RendezvousManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
+  if (arrived_ == 0 || now - first_arrival_ns_ < limit_ns) return;
+  std::string missing, present;
+  for (int r = 0; r < s_->size; ++r) {
+    std::string& list = arrived_from_[static_cast<size_t>(r)] ? present : missing;
+    if (!list.empty()) list += ", ";
+    list += std::to_string(r);
+  }
+  fatal("timed out: %s has waited %.1f s for rank%s %s (arrived: %s); are those processes alive and making the same "
+        "collective calls?",
+        call_.c_str(), static_cast<double>(now - first_arrival_ns_) / 1e9, missing.find(',') == std::string::npos ? "" : "s",
+        missing.c_str(), present.c_str());
 }
 
 void RendezvousManager::on_barrier(const Incoming& in, Reader* r) {

@@ -31,6 +31,9 @@ class RendezvousManager {
   void on_barrier(const Incoming& in, Reader* r);
   void on_wait(const Incoming& in, Reader* r);
   void on_collective(const Incoming& in, Reader* r);
+  // Reports (and ends the job) when a rendezvous has been incomplete for
+  // longer than `limit_ns`, naming the ranks that have not arrived.
+  void check_stalls(uint64_t now, uint64_t limit_ns) const;
 
  private:
   void arrive(int rank, RendezvousKind kind, const std::string& call);
@@ -41,6 +44,8 @@ class RendezvousManager {
   RendezvousKind kind_ = RendezvousKind::kBarrier;
   std::string call_;        // what the first arrival called
   int first_rank_ = -1;
+  uint64_t first_arrival_ns_ = 0;
+  std::vector<bool> arrived_from_;
   uint32_t barrier_epoch_ = 0;
   NoticeMerge merge_;
   std::vector<std::vector<std::byte>> blobs_;  // per-rank payloads (exit statistics)

@@ -222,30 +222,28 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"kill_at_barrier", 0, KILLED(0), {}},
                     Case{"return_early", 1, NO_EXIT(1), {}},
                     Case{"exit_early", 2, NO_EXIT(2), {}},
+                    // The lock's home reports the stalled waiter and the holder.
                     Case{"hang_in_lock", 1,
-                         "scopedsm: rank [02]: timed out after 3.0 s waiting for a lock grant \\(ACQGRANT\\) from rank 2",
+                         "scopedsm: rank 2: timed out: rank [02] has waited 2\\.[0-9] s for lock [0-9]+ \\(homed here\\), "
+                         "which is held by rank 1",
                          {"SCOPEDSM_TIMEOUT=3"}},
-                    // Names only the barrier manager today; see KnownGaps below.
+                    // The barrier manager reports the rank that never arrived.
                     Case{"hang_at_barrier", 1,
-                         "scopedsm: rank [02]: timed out after 3.0 s waiting for the other processes at the barrier",
+                         "scopedsm: rank 0: timed out: jia_barrier has waited 2\\.[0-9] s for rank 1 \\(arrived: 0, 2\\)",
                          {"SCOPEDSM_TIMEOUT=3"}}),
     [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_victim" + std::to_string(p.param.victim); });
 
-// KNOWN GAP, disabled until the runtime reports it (run with
-// --gtest_also_run_disabled_tests): when a live process never arrives at a
-// barrier, the others' timeout says they waited for BARRGRANT "from rank 0"
-// (the barrier manager) but not which rank is missing, although rank 0
-// knows who has arrived.
-TEST(KnownGaps, DISABLED_BarrierTimeoutNamesTheMissingRank) {
+// When a live process never arrives at a barrier, the barrier manager (rank
+// 0, which knows who has arrived) reports the missing rank.
+TEST(Diagnostics, BarrierTimeoutNamesTheMissingRank) {
   Outcome o = run_case("hang_at_barrier", 1, {"SCOPEDSM_TIMEOUT=3"});
   ASSERT_TRUE(o.failed_at_point) << o.output;
   EXPECT_TRUE(std::regex_search(o.output, std::regex("timed out[^\n]*barrier[^\n]*\\b(rank|ranks)[ :]+([0-9]+, )*1\\b")))
       << "the timeout does not name rank 1, the one that never arrived:\n" << o.output;
 }
 
-// KNOWN GAP, disabled likewise: a waiter for a lock whose holder stopped
-// names the lock's home (whom it awaits the grant from), not the holder.
-TEST(KnownGaps, DISABLED_LockTimeoutNamesTheHolder) {
+// A waiter for a lock whose holder stopped: the lock's home reports the holder.
+TEST(Diagnostics, LockTimeoutNamesTheHolder) {
   Outcome o = run_case("hang_in_lock", 1, {"SCOPEDSM_TIMEOUT=3"});
   ASSERT_TRUE(o.failed_at_point) << o.output;
   EXPECT_TRUE(std::regex_search(o.output, std::regex("timed out[^\n]*lock[^\n]*\\b(rank|ranks)[ :]+1\\b")))
