@@ -42,7 +42,9 @@ fi
 if [ $quick = 1 ]; then
   sizes=(--reps=20 --rounds=2 --warmup=5)
   contended=(--iters=20 --rounds=2 --warmup=5)
+  idle=(--reps=1 --rounds=1 --busy-ms=20)
 else
+  idle=()
   sizes=()
   contended=()
 fi
@@ -58,6 +60,7 @@ runs=(
   "diff_25pct|0|diff --percent=25 ${sizes[*]}"
   "diff_100pct|0|diff --percent=100 ${sizes[*]}"
   "lock_contended_np4|4|lock_contended ${contended[*]}"
+  "idle_wait|2|idle_wait ${idle[*]}"
 )
 
 tmp=$(mktemp)
