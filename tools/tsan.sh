@@ -10,6 +10,7 @@
 #   tools/tsan.sh --np N [ARGS]   plain, N processes; ARGS go to mpi_tests
 #                                 (e.g. --gtest_filter=Locks.*)
 #   TSAN_RAW=1 tools/tsan.sh ...  without the exceptions (to audit them)
+#   TSAN_TIMEOUT=S                seconds before a run is stopped (1800)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -113,7 +114,7 @@ for run in "${runs[@]}"; do
   for kv in $env; do envflags+=(-x "$kv"); done
   # shellcheck disable=SC2086
   rc=0
-  env $env timeout 1800 "${launch[@]}" -n "$np" -x TSAN_OPTIONS "${envflags[@]}" "$out/tests/mpi_tests" \
+  env $env timeout "${TSAN_TIMEOUT:-1800}" "${launch[@]}" -n "$np" -x TSAN_OPTIONS "${envflags[@]}" "$out/tests/mpi_tests" \
     --gtest_color=no $args "${extra_args[@]}" >"$logs/output.txt" 2>&1 || rc=$?
   grep -E '^\[  (PASSED|FAILED) ' "$logs/output.txt" || true
   if [ "$rc" -ne 0 ]; then

@@ -22,7 +22,8 @@ controls=(
 caught=0 missed=0
 for c in "${controls[@]}"; do
   name=${c%%|*}
-  out=$(TSAN_MUTATE="${c#*|}" bash tools/tsan.sh --np "$np" 2>&1)
+  # A removed lock may also corrupt state and hang the job after the report.
+  out=$(TSAN_TIMEOUT=120 TSAN_MUTATE="${c#*|}" bash tools/tsan.sh --np "$np" 2>&1)
   line=$(grep -m1 '^tsan: [0-9]* reports' <<<"$out")
   ours=$(sed -n 's/^tsan: \([0-9]*\) reports.*/\1/p' <<<"$line")
   if [ "${ours:-0}" -gt 0 ]; then
