@@ -40,7 +40,7 @@ out=$build/direct
 logroot=$build/logs
 src=$root
 
-# Copies the sources into $1, applying tests/tsan/region.patch and, for the
+# Copies the sources into $1, applying, for the
 # negative controls (tests/tsan/controls.sh), TSAN_MUTATE="file|text|new".
 # Only files whose content changed are rewritten (and so rebuilt).
 copy_sources() {
@@ -48,12 +48,6 @@ copy_sources() {
   rm -rf "$stage"
   mkdir -p "$stage" "$dest"
   cp -a CMakeLists.txt cmake include src tools tests "$stage/"
-  if ! grep -q '__SANITIZE_THREAD__' src/memory/region.cc; then
-    if ! (cd "$stage" && patch -s -p1 --no-backup-if-mismatch <"$root/tests/tsan/region.patch"); then
-      echo "tsan: tests/tsan/region.patch no longer applies to src/memory/region.cc; update it" >&2
-      exit 1
-    fi
-  fi
   if [ -n "${TSAN_MUTATE:-}" ]; then
     python3 - "$stage" "$TSAN_MUTATE" <<'PY'
 import sys
@@ -73,18 +67,12 @@ PY
   done
 }
 
-# ThreadSanitizer refuses mappings inside its shadow memory, where the
-# region's address candidates lie. Until src/memory/region.cc picks a
-# TSan-safe range itself, build a copy with tests/tsan/region.patch applied.
+# (src/memory/region.cc picks its address range inside ThreadSanitizer's
+# application range when built with it.)
 if [ -n "${TSAN_MUTATE:-}" ]; then
   src=$build/control-src
   out=$build/control
   logroot=$build/control-logs
-  copy_sources "$src"
-elif ! grep -q '__SANITIZE_THREAD__' src/memory/region.cc; then
-  echo "tsan: src/memory/region.cc has no ThreadSanitizer address range; building a copy with tests/tsan/region.patch" >&2
-  src=$build/patched-src
-  out=$build/build
   copy_sources "$src"
 fi
 

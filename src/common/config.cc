@@ -92,8 +92,8 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
   Config c;
   if (auto v = lookup("SCOPEDSM_REGION_SIZE")) {
     uint64_t size = 0;
-    if (!parse_size(*v, &size).ok() || size < (1ull << 20) || size > (1ull << 46))
-      return bad("SCOPEDSM_REGION_SIZE", *v, "a size from 1M to 64T, e.g. 16G");
+    if (!parse_size(*v, &size).ok() || size < (1ull << 20) || size > (1ull << 45))
+      return bad("SCOPEDSM_REGION_SIZE", *v, "a size from 1M to 32T, e.g. 16G");
     c.region_size = size;
   }
   if (auto v = lookup("SCOPEDSM_CACHE_PAGES")) {

@@ -39,12 +39,28 @@ uint64_t count_current_maps() {
   return n;
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define SCOPEDSM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SCOPEDSM_TSAN 1
+#endif
+#endif
+
 // Candidate addresses: 1 GiB aligned, between 16 TiB and 80 TiB, well away
 // from the executable, the heap and the mmap area near the top of the
 // 47-bit user space where libraries and MPI's own segments land.
+// ThreadSanitizer keeps its shadow memory in that range and refuses
+// mappings outside its application ranges; its low application range
+// (up to 512 GiB, empty in a PIE process) holds the region instead.
 uintptr_t random_candidate(std::mt19937_64& rng, uint64_t bytes) {
+#ifdef SCOPEDSM_TSAN
+  const uintptr_t lo = 0x001000000000ull, hi = 0x007000000000ull;
+#else
   const uintptr_t lo = 0x100000000000ull, hi = 0x500000000000ull;
+#endif
   const uintptr_t align = 1ull << 30;
+  if (bytes + align >= hi - lo) return lo;  // (the configuration caps regions well below this)
   uintptr_t span = (hi - lo - bytes) / align;
   return lo + (rng() % span) * align;
 }

@@ -104,7 +104,12 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   MPI_Request req;
   MPI_Irecv(s_->region.alias(page), static_cast<int>(ps), MPI_BYTE, home, kTagPage, t.comm(), &req);
   t.send(home, kTagRequest, encode(GetPageMsg{static_cast<uint32_t>(page), s_->epoch}, t.next_seq()));
-  t.wait_request(&req, "a page (GETPGRANT)", home);
+  MPI_Status status;
+  t.wait_request(&req, "a page (GETPGRANT)", home, &status);
+  int got = 0;
+  MPI_Get_count(&status, MPI_BYTE, &got);
+  if (got != static_cast<int>(ps))
+    fatal("protocol error: page %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", page, home, got, ps);
   t.received().page_messages.fetch_add(1, std::memory_order_relaxed);
   t.received().page_bytes.fetch_add(ps, std::memory_order_relaxed);
   ++s_->stats.app.remote_fetches;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <vector>
 
@@ -39,6 +40,12 @@ void chain(int sig, siginfo_t* info, void* uctx) {
 }
 
 void on_sigsegv(int sig, siginfo_t* info, void* uctx) {
+  // The interrupted code may be between a system call and its errno check.
+  const int saved_errno = errno;
+  struct RestoreErrno {
+    int value;
+    ~RestoreErrno() { errno = value; }
+  } restore{saved_errno};
   void* addr = info->si_addr;
   std::byte* cal = g_calibration_page.load(std::memory_order_relaxed);
   if (cal != nullptr && addr >= cal && addr < cal + 4096) {

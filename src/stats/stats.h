@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "stats/stats_record.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -67,18 +68,6 @@ struct ServiceCounters {
 #undef X
 };
 
-// One process's statistics as plain numbers: the unit sent to rank 0.
-struct StatsRecord {
-  int32_t rank = 0;
-  double elapsed_s = 0;
-  double segv_cost_ns = 0;  // calibrated per-fault kernel cost
-  std::vector<std::pair<std::string, uint64_t>> values;  // counters, then messages by type
-
-  uint64_t get(const std::string& name) const;
-  std::vector<std::byte> serialize() const;
-  static bool deserialize(const std::byte* data, size_t n, StatsRecord* out);
-};
-
 class Stats {
  public:
   AppCounters app;
@@ -105,10 +94,5 @@ class Stats {
   double segv_cost_ns_ = 0;
   uint64_t origin_ns_ = 0;
 };
-
-// Rank 0's outputs from every rank's record.
-std::string format_summary(const std::vector<StatsRecord>& records);
-std::string format_json(const std::vector<StatsRecord>& records, const std::string& config_text);
-std::string record_json(const StatsRecord& record);
 
 }  // namespace scopedsm

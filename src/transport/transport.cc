@@ -227,12 +227,12 @@ void Transport::report_timeout(const char* what, int from) {
         timeout_s_, what, ctx.empty() ? "" : "; ", ctx.c_str(), timeout_s_);
 }
 
-void Transport::wait_request(MPI_Request* request, const char* what, int from) {
+void Transport::wait_request(MPI_Request* request, const char* what, int from, MPI_Status* status) {
   wait_until(
       WakeRole::kApp,
-      [request] {
+      [request, status] {
         int done = 0;
-        MPI_Test(request, &done, MPI_STATUS_IGNORE);
+        MPI_Test(request, &done, status);
         return done != 0;
       },
       what, from);

@@ -91,7 +91,7 @@ class Transport {
   void wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from);
 
   // Waits (as wait_until) for an MPI request of ours to complete.
-  void wait_request(MPI_Request* request, const char* what, int from);
+  void wait_request(MPI_Request* request, const char* what, int from, MPI_Status* status = MPI_STATUS_IGNORE);
 
   // Application thread only: waits for the next reply, which must be of
   // type `expected` from `from` (-1: any rank). A different reply means the

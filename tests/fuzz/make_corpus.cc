@@ -11,7 +11,7 @@
 #include "fuzz_setup.h"
 #include "protocol/diff.h"
 #include "protocol/messages.h"
-#include "stats/stats.h"
+#include "stats/stats_record.h"
 
 namespace scopedsm::fuzz {
 

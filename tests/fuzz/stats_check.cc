@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "check.h"
-#include "stats/stats.h"
+#include "stats/stats_record.h"
 
 namespace scopedsm::fuzz {
 

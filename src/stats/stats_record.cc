@@ -1,0 +1,170 @@
+#include "stats/stats_record.h"
+
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+namespace scopedsm {
+
+namespace {
+
+uint64_t sum_prefix(const StatsRecord& r, const std::string& prefix) {
+  uint64_t s = 0;
+  for (const auto& [k, v] : r.values)
+    if (k.compare(0, prefix.size(), prefix) == 0) s += v;
+  return s;
+}
+
+// Writes s as a JSON string literal.
+void json_string(std::ostringstream& os, const std::string& s) {
+  os << '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      os << '\\' << c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      os << buf;
+    } else {
+      os << c;
+    }
+  }
+  os << '"';
+}
+
+}  // namespace
+
+uint64_t StatsRecord::get(const std::string& name) const {
+  for (const auto& [k, v] : values)
+    if (k == name) return v;
+  return 0;
+}
+
+std::vector<std::byte> StatsRecord::serialize() const {
+  std::vector<std::byte> out;
+  auto put = [&](const void* p, size_t n) {
+    size_t at = out.size();
+    out.resize(at + n);
+    std::memcpy(out.data() + at, p, n);
+  };
+  put(&rank, sizeof rank);
+  put(&elapsed_s, sizeof elapsed_s);
+  put(&segv_cost_ns, sizeof segv_cost_ns);
+  uint32_t n = static_cast<uint32_t>(values.size());
+  put(&n, sizeof n);
+  for (const auto& [k, v] : values) {
+    uint32_t len = static_cast<uint32_t>(k.size());
+    put(&len, sizeof len);
+    put(k.data(), len);
+    put(&v, sizeof v);
+  }
+  return out;
+}
+
+bool StatsRecord::deserialize(const std::byte* data, size_t n, StatsRecord* out) {
+  size_t pos = 0;
+  auto get = [&](void* p, size_t k) {
+    if (n - pos < k) return false;
+    std::memcpy(p, data + pos, k);
+    pos += k;
+    return true;
+  };
+  uint32_t count = 0;
+  if (!get(&out->rank, sizeof out->rank) || !get(&out->elapsed_s, sizeof out->elapsed_s) ||
+      !get(&out->segv_cost_ns, sizeof out->segv_cost_ns) || !get(&count, sizeof count))
+    return false;
+  out->values.clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t len = 0;
+    if (!get(&len, sizeof len) || n - pos < len) return false;
+    std::string k(reinterpret_cast<const char*>(data + pos), len);
+    pos += len;
+    uint64_t v = 0;
+    if (!get(&v, sizeof v)) return false;
+    out->values.push_back({std::move(k), v});
+  }
+  return pos == n;
+}
+
+namespace {
+
+struct Breakdown {
+  double total, busy, data, segv, syn, server, diff;
+};
+
+Breakdown breakdown(const StatsRecord& r) {
+  Breakdown b{};
+  b.total = r.elapsed_s;
+  b.data = static_cast<double>(r.get("t_data_ns")) / 1e9;
+  uint64_t faults = r.get("read_faults") + r.get("write_faults");
+  b.segv = static_cast<double>(faults) * r.segv_cost_ns / 1e9;
+  b.syn = static_cast<double>(r.get("t_syn_ns")) / 1e9;
+  b.server = static_cast<double>(r.get("t_server_ns")) / 1e9;
+  b.diff = static_cast<double>(r.get("t_diff_make_ns") + r.get("t_diff_apply_ns")) / 1e9;
+  b.busy = b.total - b.data - b.segv - b.syn;
+  if (b.busy < 0) b.busy = 0;
+  return b;
+}
+
+}  // namespace
+
+std::string format_summary(const std::vector<StatsRecord>& records) {
+  std::ostringstream os;
+  char line[512];
+  os << "ScopeDSM statistics (measured region; times in seconds)\n";
+  std::snprintf(line, sizeof line, "%4s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %9s %8s %9s %8s\n", "rank", "total",
+                "busy", "data", "segv", "syn", "server", "diff", "rfaults", "wfaults", "fetches", "diffKB", "invals",
+                "msgs", "KB");
+  os << line;
+  for (const auto& r : records) {
+    Breakdown b = breakdown(r);
+    uint64_t msgs = sum_prefix(r, "msgs_sent_");
+    uint64_t bytes = sum_prefix(r, "bytes_sent_");
+    std::snprintf(line, sizeof line,
+                  "%4d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f | %8llu %8llu %8llu %9.1f %8llu %9llu %8.1f\n", r.rank,
+                  b.total, b.busy, b.data, b.segv, b.syn, b.server, b.diff,
+                  static_cast<unsigned long long>(r.get("read_faults")),
+                  static_cast<unsigned long long>(r.get("write_faults")),
+                  static_cast<unsigned long long>(r.get("remote_fetches")),
+                  static_cast<double>(r.get("diff_bytes_made")) / 1024.0,
+                  static_cast<unsigned long long>(r.get("invalidations")), static_cast<unsigned long long>(msgs),
+                  static_cast<double>(bytes) / 1024.0);
+    os << line;
+  }
+  return os.str();
+}
+
+std::string record_json(const StatsRecord& r) {
+  Breakdown b = breakdown(r);
+  std::ostringstream os;
+  os.precision(9);
+  os << "{\"rank\":" << r.rank << ",\"elapsed_s\":" << r.elapsed_s << ",\"segv_cost_ns\":" << r.segv_cost_ns
+     << ",\"time_s\":{\"total\":" << b.total << ",\"busy\":" << b.busy << ",\"data\":" << b.data
+     << ",\"segv\":" << b.segv << ",\"syn\":" << b.syn << ",\"server\":" << b.server << ",\"diff\":" << b.diff
+     << "},\"counters\":{";
+  bool first = true;
+  for (const auto& [k, v] : r.values) {
+    if (!first) os << ",";
+    first = false;
+    json_string(os, k);
+    os << ":" << v;
+  }
+  os << "},\"messages_sent\":" << sum_prefix(r, "msgs_sent_") << ",\"bytes_sent\":" << sum_prefix(r, "bytes_sent_")
+     << "}";
+  return os.str();
+}
+
+std::string format_json(const std::vector<StatsRecord>& records, const std::string& config_text) {
+  std::ostringstream os;
+  os << "{\"scopedsm_stats\":1,\"processes\":" << records.size() << ",\"config\":";
+  json_string(os, config_text);
+  os << ",\"ranks\":[";
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (i) os << ",";
+    os << record_json(records[i]);
+  }
+  os << "]}\n";
+  return os.str();
+}
+
+}  // namespace scopedsm

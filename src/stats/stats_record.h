@@ -1,0 +1,32 @@
+// StatsRecord: one process's statistics as plain numbers, the unit rank 0
+// collects at exit, and the outputs made from all of them (the summary
+// table and the JSON file). No MPI and no runtime state: the fuzz target
+// feeds deserialize() arbitrary bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace scopedsm {
+
+// One process's statistics as plain numbers: the unit sent to rank 0.
+struct StatsRecord {
+  int32_t rank = 0;
+  double elapsed_s = 0;
+  double segv_cost_ns = 0;  // calibrated per-fault kernel cost
+  std::vector<std::pair<std::string, uint64_t>> values;  // counters, then messages by type
+
+  uint64_t get(const std::string& name) const;
+  std::vector<std::byte> serialize() const;
+  static bool deserialize(const std::byte* data, size_t n, StatsRecord* out);
+};
+
+// Rank 0's outputs from every rank's record.
+std::string format_summary(const std::vector<StatsRecord>& records);
+std::string format_json(const std::vector<StatsRecord>& records, const std::string& config_text);
+std::string record_json(const StatsRecord& record);
+
+}  // namespace scopedsm
