@@ -17,6 +17,9 @@ void add_traffic(std::vector<std::pair<std::string, uint64_t>>* v, const char* d
   }
   v->push_back({std::string("msgs_") + dir + "_PAGE", t.page_messages.load(std::memory_order_relaxed)});
   v->push_back({std::string("bytes_") + dir + "_PAGE", t.page_bytes.load(std::memory_order_relaxed)});
+  // Not prefixed msgs_/bytes_: these are a subset of the counts above.
+  v->push_back({std::string("self_msgs_") + dir, t.self_messages.load(std::memory_order_relaxed)});
+  v->push_back({std::string("self_bytes_") + dir, t.self_bytes.load(std::memory_order_relaxed)});
 }
 
 }  // namespace

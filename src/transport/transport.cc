@@ -78,6 +78,8 @@ void Transport::post(int dest, Tag tag, const void* data, size_t n, SharedBytes 
   count_sent(tag, data, n);
   if (dest == rank_ && tag != kTagPage) {
     // To ourselves: no MPI, no copy through the network layer.
+    sent_.self_messages.fetch_add(1, std::memory_order_relaxed);
+    sent_.self_bytes.fetch_add(n, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(local_mu_);
       const auto* p = static_cast<const std::byte*>(data);
