@@ -2,6 +2,7 @@
  * Every case must end the job with a non-zero status and a clear message
  * (checked by death_test.cc). Plain C, the way JIAJIA programs are written. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,9 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(c, "jia_error")) jia_error("the application gave up: %d", 42);
   if (!strcmp(c, "segv_outside_region") || !strcmp(c, "chained_handler")) {
-    volatile int *p = (volatile int *)16;
+    /* The address is read through a volatile so the compiler cannot see it. */
+    volatile uintptr_t outside = 16;
+    volatile int *p = (volatile int *)outside;
     *p = 1;
   }
   if (!strcmp(c, "timeout")) {
