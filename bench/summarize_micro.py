@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Prints a table of micro-benchmark results (files written by run_micro.sh).
 
-    bench/summarize_micro.py RUN1.json [RUN2.json ...]
+    bench/summarize_micro.py [--md] RUN1.json [RUN2.json ...]
+
+--md prints a Markdown table instead of aligned columns.
 
 One row per benchmark: the median of each run's median, of its baseline
 median and of its ratio (one value per run, so with several runs the spread
@@ -22,7 +24,7 @@ def fmt(x):
     return f"{x:.2f}"
 
 
-def main(paths):
+def main(paths, markdown=False):
     rows = {}
     order = []
     for path in paths:
@@ -51,12 +53,21 @@ def main(paths):
             fmt(statistics.median(base)) if base else "-", fmt(m_ratio), " ".join(fmt(x) for x in ratio),
             fmt(target), meets,
         ])
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for r in table[1:]:
+            print("| " + " | ".join(r) + " |")
+        return
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    md = "--md" in args
+    args = [a for a in args if a != "--md"]
+    if not args:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    main(args, md)
