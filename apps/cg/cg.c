@@ -25,7 +25,10 @@
  * rank 0 recomputes both sequentially. Dot products are added in a
  * different order on different process counts, so zeta is compared to a
  * relative 1e-10 and the residual norm (a small difference of large
- * numbers: rounding differences reach 1e-9 of it) to a relative 1e-6. zeta
+ * numbers, about 1e-11 of |x|) to a relative 1e-4: rounding alone moved it
+ * by 1.6e-6 of itself for class B on 2 processes, while a run that reads
+ * stale parts of p (the app.cg.fault test) is off by twelve orders of
+ * magnitude. zeta
  * converges to the smallest eigenvalue and alone could hide a solver that
  * converges badly (for instance one that read stale parts of p); the
  * residual of the first solve, where x is far from an eigenvector, would
@@ -285,7 +288,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "cg: verification FAILED: zeta = %.15e, the sequential run gives %.15e\n", zeta, want);
       ok = 0;
     }
-    if (!(fabs(rnorm - want_rnorm) <= 1e-6 * want_rnorm)) {
+    if (!(fabs(rnorm - want_rnorm) <= 1e-4 * want_rnorm)) {
       fprintf(stderr, "cg: verification FAILED: residual norm of the first solve %.15e, the sequential run gives %.15e\n", rnorm,
               want_rnorm);
       ok = 0;

@@ -100,7 +100,7 @@ void Service::run() {
     // Poll on only within the spin window, when the application thread is
     // not already polling for both of us, and when we have a core to
     // ourselves (SpinPolicy); sleep after enough empty polls.
-    const bool spin = now - last_activity < spin_ns && !t.app_waiting() && t.spin_policy().may_spin(&last_poll, now);
+    const bool spin = now - last_activity < spin_ns && !t.app_polling() && t.spin_policy().may_spin(&last_poll, now);
     if (spin || ++idle_polls < Transport::kPollsBeforeSleep) continue;
     idle_polls = 0;
     if (t.wakeup().sleep(WakeRole::kService, seen, t.sends_pending() ? Transport::kNapWithSendsNs : t.idle_sleep_ns()))

@@ -181,7 +181,7 @@ bool Transport::try_receive(Tag tag, Incoming* out) {
 void Transport::wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from) {
   if (done()) return;
   const bool app = role == WakeRole::kApp;
-  if (app) app_waiting_.store(true, std::memory_order_relaxed);
+  if (app) app_polling_.store(true, std::memory_order_relaxed);
   const uint64_t start = now_ns();
   const uint64_t deadline = timeout_s_ > 0 ? start + static_cast<uint64_t>(timeout_s_ * 1e9) : UINT64_MAX;
   uint64_t spin_until = start + spin_ns_;
@@ -209,10 +209,15 @@ void Transport::wait_until(WakeRole role, const std::function<bool()>& done, con
     // Sleep less while sends are still in flight: they may need our progress.
     uint64_t nap = sends_pending() ? kNapWithSendsNs : sleep_ns_;
     if (deadline - now < nap) nap = deadline - now;
-    if (wakeup_.sleep(role, seen, nap)) spin_until = now_ns() + std::max(spin_ns_, kSpinAfterWakeNs);
+    // Asleep, the application thread no longer polls for the service
+    // thread, which must then answer requests quickly itself.
+    if (app) app_polling_.store(false, std::memory_order_relaxed);
+    const bool woken = wakeup_.sleep(role, seen, nap);
+    if (app) app_polling_.store(true, std::memory_order_relaxed);
+    if (woken) spin_until = now_ns() + std::max(spin_ns_, kSpinAfterWakeNs);
     last_poll = 0;
   }
-  if (app) app_waiting_.store(false, std::memory_order_relaxed);
+  if (app) app_polling_.store(false, std::memory_order_relaxed);
   const uint64_t waited = now_ns() - start;
   if (waited > 1000000 && log_enabled(LogLevel::kDebug))
     log_message(LogLevel::kDebug, "waited %.3f ms for %s from rank %d", static_cast<double>(waited) / 1e6, what, from);

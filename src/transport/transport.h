@@ -115,9 +115,10 @@ class Transport {
   void expect_ack(int home) { ++acks_owed_[static_cast<size_t>(home)]; }
   void wait_acks(int except);
 
-  // True while the application thread is inside wait_until: it serves
-  // requests itself then, so the service thread need not poll.
-  bool app_waiting() const { return app_waiting_.load(std::memory_order_relaxed); }
+  // True while the application thread polls inside wait_until (not while
+  // it sleeps there): it serves requests itself then, so the service thread
+  // need not poll.
+  bool app_polling() const { return app_polling_.load(std::memory_order_relaxed); }
   SpinPolicy& spin_policy() { return spin_policy_; }
 
   // Test only (SCOPEDSM_TEST_DELAY_US): sleeps a random time up to the
@@ -161,7 +162,7 @@ class Transport {
   std::mutex local_mu_;
   std::deque<Bytes> local_[2];
   std::vector<int> acks_owed_;  // per home; application thread only
-  std::atomic<bool> app_waiting_{false};
+  std::atomic<bool> app_polling_{false};
   SpinPolicy spin_policy_;
 
   TrafficCounters sent_;
