@@ -72,13 +72,16 @@ def breakdown(plt, rows, path):
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4.5))
     x = range(len(rows))
     bottom = [0.0] * len(rows)
+    # Each bar is scaled to its own total, so that applications whose times
+    # differ a hundredfold can be compared; the table gives the seconds.
+    totals = [sum(r["time_s"][c] for c in results.TIME_CATEGORIES) or 1.0 for r in rows]
     for cat, colour in zip(results.TIME_CATEGORIES, CATEGORY_COLOURS):
-        vals = [r["time_s"][cat] for r in rows]
+        vals = [100.0 * r["time_s"][cat] / t for r, t in zip(rows, totals)]
         ax.bar(x, vals, bottom=bottom, color=colour, label=cat)
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_xticks(list(x))
     ax.set_xticklabels(_labels(rows), fontsize="small")
-    ax.set_ylabel("seconds (mean over processes)")
+    ax.set_ylabel("% of the bar's time (mean over processes)")
     ax.set_title("Overhead breakdown (server runs beside the others)")
     ax.legend(fontsize="small")
     fig.tight_layout()
