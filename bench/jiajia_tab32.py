@@ -5,8 +5,9 @@ remote-fetch counts beside JIAJIA's published ones.
 
     bench/jiajia_tab32.py BUILD_DIR [--out FILE.json] [--md FILE.md]
 
-Counts are summed over all ranks from SCOPEDSM_STATS_FILE, over the region
-each application measures (jia_startstat/jia_stopstat around its parallel
+The runs go through `scopedsm bench` (one verified DSM run each); counts are
+summed over all ranks from their statistics, over the region each
+application measures (jia_startstat/jia_stopstat around its parallel
 phase). Messages count everything a rank sends through the transport,
 including those it addresses to itself (they go through a local mailbox,
 not MPI); that figure is given separately. The published figures are from
@@ -22,11 +23,11 @@ import tempfile
 
 # name, arguments, JIAJIA's (messages, KB, SIGSEGVs, remote accesses)
 CASES = [
-    ("sor", ["-n", "2048", "-i", "100"], "SOR2048", (8412, 11763, 2800, 2800)),
-    ("lu", ["-n", "2048", "-b", "32"], "LU2048", (25992, 99950, 32663, 12072)),
-    ("ep", ["-m", "24"], "EP 2^24", (77, 60, 22, 14)),
-    ("is", ["-n", str(1 << 24), "-k", "1024", "-i", "10", "-f", "0"], "IS 2^24", (1050, 896, 230, 140)),
-    ("water", ["-n", "1728", "-s", "5"], "Water 1728", (10828, 16850, 4892, 2847)),
+    ("sor", "-n 2048 -i 100", "SOR2048", (8412, 11763, 2800, 2800)),
+    ("lu", "-n 2048 -b 32", "LU2048", (25992, 99950, 32663, 12072)),
+    ("ep", "-m 24", "EP 2^24", (77, 60, 22, 14)),
+    ("is", f"-n {1 << 24} -k 1024 -i 10 -f 0", "IS 2^24", (1050, 896, 230, 140)),
+    ("water", "-n 1728 -s 5", "Water 1728", (10828, 16850, 4892, 2847)),
 ]
 PROCS = 8
 
@@ -47,27 +48,21 @@ def totals(stats):
             "self_msgs": self_msgs}
 
 
-def run_case(build, app, args, timeout):
-    exe = os.path.join(build, "apps", app)
-    tool = os.path.join(build, "bin", "scopedsm")
+def run_bench(build, cases, timeout):
+    """One verified DSM run of each case on PROCS processes, through `scopedsm bench`."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "stats.json")
-        env = dict(os.environ, SCOPEDSM_STATS_FILE=path, SCOPEDSM_SUMMARY="off")
+        out = os.path.join(tmp, "bench.json")
+        cmd = [os.path.join(build, "bin", "scopedsm"), "bench", "--variants", "dsm", "--procs", str(PROCS),
+               "--reps", "1", "--timeout", str(timeout), "--out", out,
+               "--apps", ",".join(app for app, _, _, _ in cases)]
+        cmd += [f"--args={app}={args}" for app, args, _, _ in cases]
+        env = dict(os.environ)
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        out = subprocess.run([tool, "run", "-n", str(PROCS), exe] + args, env=env,
-                             capture_output=True, text=True, timeout=timeout)
-        if out.returncode != 0:
-            sys.exit(f"jiajia_tab32: {app} failed ({out.returncode}):\n{out.stderr[-2000:]}")
-        result = None
-        for line in out.stdout.splitlines():
-            if line.startswith("SCOPEDSM_RESULT "):
-                result = json.loads(line[len("SCOPEDSM_RESULT "):])
-        if not result or not result.get("verified"):
-            sys.exit(f"jiajia_tab32: {app} did not verify its result:\n{out.stdout[-2000:]}")
-        with open(path) as f:
-            stats = json.load(f)
-    return result, totals(stats)
+        if subprocess.run(cmd, env=env).returncode != 0:
+            sys.exit("jiajia_tab32: scopedsm bench failed (see above)")
+        with open(out) as f:
+            return {r["app"]: r for r in json.load(f)["runs"]}
 
 
 def main():
@@ -79,14 +74,13 @@ def main():
     p.add_argument("--timeout", type=float, default=1800)
     a = p.parse_args()
     wanted = set(a.apps.split(",")) if a.apps else None
+    cases = [c for c in CASES if not wanted or c[0] in wanted]
+    runs = run_bench(a.build, cases, a.timeout)
     rows = []
-    for app, args, label, jia in CASES:
-        if wanted and app not in wanted:
-            continue
-        print(f"jiajia_tab32: {label} on {PROCS} processes ...", file=sys.stderr, flush=True)
-        result, ours = run_case(a.build, app, args, a.timeout)
-        rows.append({"app": app, "label": label, "args": args, "procs": PROCS,
-                     "time_s": result.get("time_s"), "scopedsm": ours,
+    for app, args, label, jia in cases:
+        run = runs[app]
+        rows.append({"app": app, "label": label, "args": args.split(), "procs": PROCS,
+                     "time_s": run.get("time_s"), "scopedsm": totals(run["stats"]),
                      "jiajia": dict(zip(("msgs", "kb", "segv", "remote"), jia))})
     lines = ["| Application | Msgs JIAJIA | Msgs ours (self) | KB JIAJIA | KB ours | SIGSEGVs JIAJIA | SIGSEGVs ours | Remote JIAJIA | Remote ours |",
              "|---|---|---|---|---|---|---|---|---|"]

@@ -70,6 +70,48 @@ static uint64_t rank_sum(const int *key, long count, const int *hist, long maxke
   return s;
 }
 
+/* Writes my keys to their sorted positions, given in less[] the number of
+ * keys that precede each value (all processes' smaller keys and the equal
+ * keys of lower ranks); the output is in bands of `band` keys. Returns the
+ * number of positions outside [0, n), which only a wrong histogram makes. */
+static long sort_into(int *sorted, long band, const int *key, long count, long *less, long n) {
+  long bad = 0;
+  for (long i = 0; i < count; ++i) {
+    long pos = less[key[i]]++;
+    if (pos < 0 || pos >= n)
+      ++bad;
+    else
+      sorted[(pos / band) * band + pos % band] = key[i];
+  }
+  return bad;
+}
+
+/* Rank 0: the output must be non-decreasing and hold exactly the keys that
+ * ref_hist counts. Returns 1 if so, 0 (after saying why) if not. */
+static int check_sorted(const int *sorted, long band, long n, const int *ref_hist, long maxkey) {
+  int *out_hist = calloc((size_t)maxkey, sizeof *out_hist);
+  if (out_hist == NULL) jia_error("is: out of memory for the check");
+  int ok = 1, prev = 0;
+  for (long pos = 0; pos < n && ok; ++pos) {
+    int v = sorted[(pos / band) * band + pos % band];
+    if (v < prev || v >= maxkey) {
+      fprintf(stderr, "is: verification FAILED: output position %ld holds %d after %d\n", pos, v, prev);
+      ok = 0;
+    } else {
+      ++out_hist[v];
+      prev = v;
+    }
+  }
+  for (long v = 0; v < maxkey && ok; ++v)
+    if (out_hist[v] != ref_hist[v]) {
+      fprintf(stderr, "is: verification FAILED: the output holds %d keys of value %ld, there are %d\n", out_hist[v], v,
+              ref_hist[v]);
+      ok = 0;
+    }
+  free(out_hist);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   const char *opt[4] = {NULL, NULL, NULL, NULL};
   appkit_opts(argc, argv, "nkif", opt, usage);
@@ -124,18 +166,14 @@ int main(int argc, char **argv) {
   if (full_sort) memcpy(my_row, count, (size_t)maxkey * sizeof *count);
   checks[me] = check;
   jia_barrier();
-  for (int q = 0; q < me && full_sort; ++q) {
-    const int *row = (const int *)(rows + q * row_bytes);
-    for (long v = 0; v < maxkey; ++v) less[v] += row[v];
-  }
   const long band = out_band / (long)sizeof(int);
-  long bad = 0; /* positions outside the output (only if the histogram was wrong) */
-  for (long i = 0; i < mine && full_sort; ++i) {
-    long pos = less[key[i]]++;
-    if (pos < 0 || pos >= n)
-      ++bad;
-    else
-      sorted[(pos / band) * band + pos % band] = key[i];
+  long bad = 0;
+  if (full_sort) {
+    for (int q = 0; q < me; ++q) {
+      const int *row = (const int *)(rows + q * row_bytes);
+      for (long v = 0; v < maxkey; ++v) less[v] += row[v];
+    }
+    bad = sort_into(sorted, band, key, mine, less, n);
   }
   misplaced[me] = bad;
   jia_barrier();
@@ -146,8 +184,8 @@ int main(int argc, char **argv) {
   if (me == 0) {
     /* Regenerate every key with every modification, count them, and redo the rank sums. */
     int *all = malloc((size_t)n * sizeof *all);
-    int *ref_hist = calloc((size_t)maxkey, sizeof *ref_hist), *out_hist = calloc((size_t)maxkey, sizeof *out_hist);
-    if (all == NULL || ref_hist == NULL || out_hist == NULL) jia_error("is: out of memory for the reference");
+    int *ref_hist = calloc((size_t)maxkey, sizeof *ref_hist);
+    if (all == NULL || ref_hist == NULL) jia_error("is: out of memory for the reference");
     for (long i = 0; i < n; ++i) all[i] = initial_key(i, maxkey);
     uint64_t ref_check = 0, got_check = 0;
     for (long it = 1; it <= iters; ++it) {
@@ -164,23 +202,7 @@ int main(int argc, char **argv) {
         ok = 0;
       }
     }
-    int prev = 0;
-    for (long pos = 0; pos < n && ok && full_sort; ++pos) {
-      int v = sorted[(pos / band) * band + pos % band];
-      if (v < prev || v >= maxkey) {
-        fprintf(stderr, "is: verification FAILED: output position %ld holds %d after %d\n", pos, v, prev);
-        ok = 0;
-      } else {
-        ++out_hist[v];
-        prev = v;
-      }
-    }
-    for (long v = 0; v < maxkey && ok && full_sort; ++v)
-      if (out_hist[v] != ref_hist[v]) {
-        fprintf(stderr, "is: verification FAILED: the output holds %d keys of value %ld, there are %d\n", out_hist[v],
-                v, ref_hist[v]);
-        ok = 0;
-      }
+    if (ok && full_sort) ok = check_sorted(sorted, band, n, ref_hist, maxkey);
     if (ok && got_check != ref_check) {
       fprintf(stderr, "is: verification FAILED: sum of ranks %llu, the sequential ranking gives %llu\n",
               (unsigned long long)got_check, (unsigned long long)ref_check);
@@ -188,7 +210,6 @@ int main(int argc, char **argv) {
     }
     free(all);
     free(ref_hist);
-    free(out_hist);
     char size[96];
     snprintf(size, sizeof size, "n=%ld maxkey=%ld iters=%ld%s", n, maxkey, iters, full_sort ? "" : " rank-only");
     appkit_result("is", SCOPEDSM_VARIANT, procs, size, (double)(t1 - t0), ok);

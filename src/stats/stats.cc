@@ -17,9 +17,6 @@ void add_traffic(std::vector<std::pair<std::string, uint64_t>>* v, const char* d
   }
   v->push_back({std::string("msgs_") + dir + "_PAGE", t.page_messages.load(std::memory_order_relaxed)});
   v->push_back({std::string("bytes_") + dir + "_PAGE", t.page_bytes.load(std::memory_order_relaxed)});
-  // Not prefixed msgs_/bytes_: these are a subset of the counts above.
-  v->push_back({std::string("self_msgs_") + dir, t.self_messages.load(std::memory_order_relaxed)});
-  v->push_back({std::string("self_bytes_") + dir, t.self_bytes.load(std::memory_order_relaxed)});
 }
 
 }  // namespace
@@ -35,6 +32,9 @@ StatsRecord Stats::raw(int rank, TrafficCounters& sent, TrafficCounters& receive
   SCOPEDSM_SERVICE_COUNTERS(X)
 #undef X
   add_traffic(&r.values, "sent", sent);
+  // Not prefixed msgs_/bytes_: a subset of the sent counts above.
+  r.values.push_back({"self_msgs_sent", sent.self_messages.load(std::memory_order_relaxed)});
+  r.values.push_back({"self_bytes_sent", sent.self_bytes.load(std::memory_order_relaxed)});
   add_traffic(&r.values, "recv", received);
   return r;
 }

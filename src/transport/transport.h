@@ -47,8 +47,9 @@ struct TrafficCounters {
   std::array<std::atomic<uint64_t>, kMsgTypeCount> bytes{};
   std::atomic<uint64_t> page_messages{0};  // raw GETP answers (kTagPage)
   std::atomic<uint64_t> page_bytes{0};
-  // Of the above, those a rank addressed to itself (local mailbox, no MPI);
-  // already counted by type, kept apart so reports can tell network traffic.
+  // Sent only: of the above, those a rank addressed to itself (local
+  // mailbox, no MPI); already counted by type, kept apart so reports can
+  // tell network traffic.
   std::atomic<uint64_t> self_messages{0};
   std::atomic<uint64_t> self_bytes{0};
 };

@@ -156,6 +156,18 @@ INSTANTIATE_TEST_SUITE_P(
              {"SCOPEDSM_TIMEOUT=2"}}),
     [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_np" + std::to_string(p.param.np); });
 
+// Built with AddressSanitizer (gcc says so with a macro, clang with a feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define SCOPEDSM_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCOPEDSM_TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifndef SCOPEDSM_TEST_UNDER_ASAN
+#define SCOPEDSM_TEST_UNDER_ASAN 0
+#endif
+
 TEST(Faults, OutsideTheRegionKeepTheirDefaultBehaviour) {
   Outcome o = run_case("segv_outside_region", 1, {});
   EXPECT_FALSE(o.killed_by_us);
@@ -163,7 +175,7 @@ TEST(Faults, OutsideTheRegionKeepTheirDefaultBehaviour) {
   // The process dies of the signal itself, not of a ScopeDSM report. Under
   // AddressSanitizer the handler installed before ours is ASan's, so that
   // is the behaviour our handler must hand the fault to.
-#if defined(__SANITIZE_ADDRESS__)
+#if SCOPEDSM_TEST_UNDER_ASAN
   const char* died = "AddressSanitizer: SEGV on unknown address 0x0+10 ";
 #else
   const char* died = "signal 11|Segmentation fault";
