@@ -50,6 +50,10 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_POLL_US", "200", "Longest sleep between polls when some processes are on other nodes (1 to 1000000)."},
       {"SCOPEDSM_WRITE_DETECT", "adaptive",
        "'adaptive' traps writes to a home page only while another process holds a copy; 'all' traps every write."},
+      {"SCOPEDSM_NODE_SHARING", "on",
+       "'on': processes on one node copy pages straight from each other's home memory and apply diffs to it, "
+       "with no message and no wait for the home's threads. 'off': every process is a node of its own (pages, "
+       "diffs and wake-ups go through MPI), to exercise and measure the cross-node path on one machine."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
@@ -147,6 +151,10 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
     else if (*v == "all") c.write_detect_all = true;
     else return bad("SCOPEDSM_WRITE_DETECT", *v, "adaptive or all");
   }
+  if (auto v = lookup("SCOPEDSM_NODE_SHARING")) {
+    Status s = parse_bool("SCOPEDSM_NODE_SHARING", *v, &c.node_sharing);
+    if (!s.ok()) return s;
+  }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n > 1000000)
@@ -169,7 +177,8 @@ std::string describe_config(const Config& c) {
      << " stats_file=" << (c.stats_file.empty() ? "(none)" : c.stats_file)
      << " summary=" << (c.summary ? "on" : "off") << " log=" << static_cast<int>(c.log_level)
      << " timeout_s=" << c.timeout_s << " spin_us=" << c.spin_us << " poll_us=" << c.poll_us
-     << " write_detect=" << (c.write_detect_all ? "all" : "adaptive");
+     << " write_detect=" << (c.write_detect_all ? "all" : "adaptive")
+     << " node_sharing=" << (c.node_sharing ? "on" : "off");
   if (!c.test_fault.empty()) os << " TEST_FAULT=" << c.test_fault;
   if (c.test_delay_us != 0) os << " TEST_DELAY_US=" << c.test_delay_us;
   return os.str();

@@ -30,6 +30,7 @@ struct Config {
   uint64_t spin_us = 50;               // busy-poll before sleeping
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
+  bool node_sharing = true;            // same-node processes read and write each other's homes directly
   std::string test_fault;              // test-only protocol breakage switch
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
 };

@@ -11,9 +11,13 @@
 //   kHomeUntrapped  homed here; no other process holds a copy,
 //                   so writes need no notice                   (read-write)
 //
-// The application thread owns every field except `home` and `share`,
-// which the service thread reads (and, for `share`, updates) while serving
-// page requests.
+// The application thread owns every field except `home`, which the service
+// thread reads while serving page requests. What other processes record
+// about our home pages (adaptive write detection) is not here but in the
+// node-shared HomeShare (memory/home_share.h).
+//
+// Each state has exactly one protection (prot_for); Coherence::transition
+// is the only code that changes a state, and it sets the protection with it.
 #pragma once
 
 #include <atomic>
@@ -38,19 +42,23 @@ inline bool is_home_state(PageState s) {
   return s == PageState::kHomeClean || s == PageState::kHomeDirty || s == PageState::kHomeUntrapped;
 }
 
+// The protection each state gives the application's view of the page.
+enum class Prot : uint8_t { kNone = 0, kRead = 1, kReadWrite = 2 };
+constexpr Prot prot_for(PageState s) {
+  switch (s) {
+    case PageState::kUnallocated:
+    case PageState::kInvalid: return Prot::kNone;
+    case PageState::kReadOnly:
+    case PageState::kHomeClean: return Prot::kRead;
+    case PageState::kReadWrite:
+    case PageState::kHomeDirty:
+    case PageState::kHomeUntrapped: return Prot::kReadWrite;
+  }
+  return Prot::kNone;
+}
+
 constexpr uint32_t kNoSlot = UINT32_MAX;
 constexpr int32_t kHomeUnknown = -1;
-
-// Adaptive write detection word (`share`), updated with compare-and-swap by
-// both threads so that "a copy was handed out" and "stop trapping writes"
-// can never pass each other:
-//   bit 31  kShareUntrapped  the home does not trap writes to the page
-//   bit 30  kShareRetrap     a copy was handed out while untrapped; the
-//                            home must trap again and notice the page
-//   bits 0-29  (epoch + 1) of the latest copy handed out, 0 = never
-constexpr uint32_t kShareUntrapped = 1u << 31;
-constexpr uint32_t kShareRetrap = 1u << 30;
-constexpr uint32_t kShareEpochMask = (1u << 30) - 1;
 
 struct PageMeta {
   std::atomic<int32_t> home;  // owning rank, or kHomeUnknown (first touch)
@@ -61,7 +69,6 @@ struct PageMeta {
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it
-  std::atomic<uint32_t> share;
 };
 
 class PageTable {

@@ -78,7 +78,8 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
 
   memfd_ = memfd_create("scopedsm-region", MFD_CLOEXEC);
   if (memfd_ < 0) return Status::Error(std::string("memfd_create failed: ") + std::strerror(errno));
-  if (ftruncate(memfd_, static_cast<off_t>(bytes_)) != 0)
+  file_bytes_ = bytes_ + HomeShare::bytes_for(num_pages_, page_size_);
+  if (ftruncate(memfd_, static_cast<off_t>(file_bytes_)) != 0)
     return Status::Error(std::string("ftruncate of the region's memfd failed: ") + std::strerror(errno));
 
   // Rank 0 proposes an address; everyone tries it; repeat until all agree.
@@ -102,9 +103,10 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
   if (base_ == nullptr) return Status::Error("could not find an address range free in every process for the shared region; "
                                              "try a smaller SCOPEDSM_REGION_SIZE");
 
-  void* alias = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
+  void* alias = mmap(nullptr, file_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
   if (alias == MAP_FAILED) return Status::Error(std::string("mapping the region's alias view failed: ") + std::strerror(errno));
   alias_ = static_cast<std::byte*>(alias);
+  share_ = HomeShare(alias_ + bytes_, num_pages_);
   void* prots = mmap(nullptr, num_pages_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (prots == MAP_FAILED) return Status::Error("allocating the protection map failed");
   prots_ = static_cast<uint8_t*>(prots);
@@ -117,9 +119,38 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
   return Status::Ok();
 }
 
+Status Region::map_peers(const std::vector<int>& fds, int own) {
+  peers_.assign(fds.size(), nullptr);
+  peer_shares_.assign(fds.size(), HomeShare());
+  Status result = Status::Ok();
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (static_cast<int>(i) == own) {
+      peers_[i] = alias_;
+    } else if (result.ok()) {
+      void* p = mmap(nullptr, file_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fds[i], 0);
+      if (p == MAP_FAILED)
+        result = Status::Error(std::string("mapping a node peer's memory failed: ") + std::strerror(errno));
+      else
+        peers_[i] = static_cast<std::byte*>(p);
+    }
+    if (peers_[i] != nullptr) peer_shares_[i] = HomeShare(peers_[i] + bytes_, num_pages_);
+    close(fds[i]);  // the mapping keeps the memory
+  }
+  if (!result.ok()) unmap_peers();
+  return result;
+}
+
+void Region::unmap_peers() {
+  for (std::byte* p : peers_)
+    if (p != nullptr && p != alias_) munmap(p, file_bytes_);
+  peers_.clear();
+  peer_shares_.clear();
+}
+
 void Region::release() {
+  unmap_peers();
   if (base_ != nullptr) munmap(base_, bytes_);
-  if (alias_ != nullptr) munmap(alias_, bytes_);
+  if (alias_ != nullptr) munmap(alias_, file_bytes_);
   if (prots_ != nullptr) munmap(prots_, num_pages_);
   if (memfd_ >= 0) close(memfd_);
   base_ = alias_ = nullptr;

@@ -9,6 +9,11 @@
 // diffs without ever opening a window in which the application could write
 // an unprotected page.
 //
+// The memfd holds, after the pages, this process's HomeShare (what others
+// record when they copy its home pages). Processes on the same node map each
+// other's memfds whole (map_peers): a page homed at a node peer is copied
+// straight from the peer's memory and diffs are applied straight into it.
+//
 // Every protection change goes through protect(), which keeps count of the
 // protection boundaries between neighbouring pages. Each boundary costs the
 // kernel one VMA and vm.max_map_count caps them; protect() refuses a change
@@ -19,12 +24,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "common/status.h"
+#include "memory/home_share.h"
+#include "memory/page_table.h"
 
 namespace scopedsm {
 
-enum class Prot : uint8_t { kNone = 0, kRead = 1, kReadWrite = 2 };
 
 class Region {
  public:
@@ -56,6 +63,17 @@ class Region {
   std::byte* app(uint64_t page) const { return base_ + page * page_size_; }
   std::byte* alias(uint64_t page) const { return alias_ + page * page_size_; }
 
+  // This process's memfd, to hand to node peers (NodeTopology::exchange_fds).
+  int memfd() const { return memfd_; }
+  // Maps the memfds of the node's processes, one per local index (`fds[own]`
+  // is ours and is not mapped again). Takes ownership of the descriptors.
+  Status map_peers(const std::vector<int>& fds, int own);
+  // The memory of local process `local` (its home pages), and its HomeShare.
+  std::byte* peer_page(int local, uint64_t page) const { return peers_[static_cast<size_t>(local)] + page * page_size_; }
+  const HomeShare& peer_share(int local) const { return peer_shares_[static_cast<size_t>(local)]; }
+  // Our own HomeShare.
+  const HomeShare& share() const { return share_; }
+
   // Sets the app-view protection of pages [first, first + count). Fails
   // without changing anything if the change would take the number of
   // protection boundaries over the budget, or if mprotect fails.
@@ -70,6 +88,8 @@ class Region {
   uint64_t boundary_budget() const { return budget_; }
 
  private:
+  void unmap_peers();
+
   std::byte* base_ = nullptr;
   std::byte* alias_ = nullptr;
   uint8_t* prots_ = nullptr;  // one Prot per page, lazily backed
@@ -77,6 +97,10 @@ class Region {
   uint64_t num_pages_ = 0;
   size_t page_size_ = 4096;
   int memfd_ = -1;
+  uint64_t file_bytes_ = 0;   // pages + HomeShare
+  HomeShare share_;
+  std::vector<std::byte*> peers_;  // per local index; ours is alias_
+  std::vector<HomeShare> peer_shares_;
   uint64_t boundaries_ = 0;
   uint64_t budget_ = 0;
 };

@@ -7,13 +7,24 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "protocol/diff.h"
+#include "protocol/page_source.h"
 #include "protocol/messages.h"
 
 namespace scopedsm {
 
-Coherence::Coherence(RuntimeState* state) : s_(state) {
+Coherence::Coherence(RuntimeState* state, bool node_shared)
+    : s_(state),
+      message_source_(&state->transport, state->region.page_size()),
+      node_source_(&state->region, &state->node) {
   pending_.resize(static_cast<size_t>(s_->size));
   pending_pages_.resize(static_cast<size_t>(s_->size));
+  sources_.resize(static_cast<size_t>(s_->size));
+  node_homes_.resize(static_cast<size_t>(s_->size), false);
+  for (int r = 0; r < s_->size; ++r) {
+    const bool near = node_shared && r != s_->rank && s_->node.same_node(r);
+    node_homes_[static_cast<size_t>(r)] = near;
+    sources_[static_cast<size_t>(r)] = near ? static_cast<PageSource*>(&node_source_) : &message_source_;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -96,35 +107,23 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   uint32_t slot = obtain_slot(page);
   // Our own diff of this page may still wait in the pending pool; the home
   // must apply it before it answers, or we would lose our writes. Sending
-  // it first is enough: the home serves our messages in order.
+  // it first is enough: the home serves our messages in order. (Diffs to a
+  // home on this node are never pending: they are merged at once.)
   if (m.pending_diff) send_pending(home);
-
-  Transport& t = s_->transport;
-  const size_t ps = s_->region.page_size();
-  MPI_Request req;
-  MPI_Irecv(s_->region.alias(page), static_cast<int>(ps), MPI_BYTE, home, kTagPage, t.comm(), &req);
-  t.send(home, kTagRequest, encode(GetPageMsg{static_cast<uint32_t>(page), s_->epoch}, t.next_seq()));
-  MPI_Status status;
-  t.wait_request(&req, "a page (GETPGRANT)", home, &status);
-  int got = 0;
-  MPI_Get_count(&status, MPI_BYTE, &got);
-  if (got != static_cast<int>(ps))
-    fatal("protocol error: page %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", page, home, got, ps);
-  t.received().page_messages.fetch_add(1, std::memory_order_relaxed);
-  t.received().page_bytes.fetch_add(ps, std::memory_order_relaxed);
+  PageSource* source = source_for(home);
+  source->fetch(page, home, s_->epoch, s_->region.alias(page));
   ++s_->stats.app.remote_fetches;
+  if (source == &node_source_) ++s_->stats.app.node_fetches;
   s_->stats.app.t_fetch_wait_ns += now_ns() - t0;
 
   if (for_write) {
-    std::memcpy(s_->cache.twin(slot), s_->region.alias(page), ps);
+    std::memcpy(s_->cache.twin(slot), s_->region.alias(page), s_->region.page_size());
     ++s_->stats.app.twins;
-    set_prot(page, 1, Prot::kReadWrite, "page fault");
-    m.state = PageState::kReadWrite;
+    transition(page, PageState::kReadWrite, "page fault");
     s_->stack.note(static_cast<uint32_t>(page));
     mark_dirty(page);
   } else {
-    set_prot(page, 1, Prot::kRead, "page fault");
-    m.state = PageState::kReadOnly;
+    transition(page, PageState::kReadOnly, "page fault");
   }
 }
 
@@ -132,16 +131,13 @@ void Coherence::make_writable(uint64_t page) {
   PageMeta& m = s_->pages[page];
   std::memcpy(s_->cache.twin(m.slot), s_->region.alias(page), s_->region.page_size());
   ++s_->stats.app.twins;
-  set_prot(page, 1, Prot::kReadWrite, "page fault");
-  m.state = PageState::kReadWrite;
+  transition(page, PageState::kReadWrite, "page fault");
   s_->stack.note(static_cast<uint32_t>(page));
   mark_dirty(page);
 }
 
 void Coherence::home_write(uint64_t page) {
-  PageMeta& m = s_->pages[page];
-  set_prot(page, 1, Prot::kReadWrite, "page fault");
-  m.state = PageState::kHomeDirty;
+  transition(page, PageState::kHomeDirty, "page fault");
   s_->stack.note(static_cast<uint32_t>(page));
   mark_dirty(page);
 }
@@ -168,16 +164,11 @@ void Coherence::claim_home(uint64_t page, Access access) {
   }
   // We are the home. Nobody can hold a copy unless someone fetched the page
   // between the claim and now (its zeros); then writes must stay trapped.
-  uint32_t expected = 0;
-  bool untrapped = !s_->config.write_detect_all &&
-                   m.share.compare_exchange_strong(expected, kShareUntrapped, std::memory_order_acq_rel);
-  if (untrapped) {
-    set_prot(page, 1, Prot::kReadWrite, "page fault");
-    m.state = PageState::kHomeUntrapped;
+  if (!s_->config.write_detect_all && s_->region.share().try_untrap_fresh(static_cast<uint32_t>(page))) {
+    transition(page, PageState::kHomeUntrapped, "page fault");
     return;
   }
-  set_prot(page, 1, Prot::kRead, "page fault");
-  m.state = PageState::kHomeClean;
+  transition(page, PageState::kHomeClean, "page fault");
   if (access == Access::kWrite) home_write(page);
 }
 
@@ -189,7 +180,6 @@ void Coherence::evict(uint32_t slot) {
     // A dirty page's writes go home before its copy goes: nothing is lost,
     // and a later fetch of the page sees them.
     make_diff(page);
-    m.state = PageState::kReadOnly;
     // On its way home now; a later fetch of the page is ordered after it,
     // and the next release waits for its acknowledgement.
     send_pending(m.home.load(std::memory_order_relaxed));
@@ -201,7 +191,7 @@ void Coherence::evict(uint32_t slot) {
 
 void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
   if (sorted_pages.empty()) return;
-  protect_runs(sorted_pages, Prot::kNone, "invalidation");
+  transition_runs(sorted_pages, PageState::kInvalid, "invalidation");
   size_t i = 0;
   while (i < sorted_pages.size()) {
     size_t j = i + 1;
@@ -213,7 +203,6 @@ void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
     PageMeta& m = s_->pages[p];
     s_->cache.free(m.slot);
     m.slot = kNoSlot;
-    m.state = PageState::kInvalid;
   }
 }
 
@@ -231,19 +220,28 @@ void Coherence::make_diff(uint64_t page) {
   PageMeta& m = s_->pages[page];
   if (s_->test_fault("skip-diff")) return;  // negative control: writes are lost
   const int home = m.home.load(std::memory_order_relaxed);
-  auto& w = pending_[static_cast<size_t>(home)];
-  if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
   const uint64_t t0 = now_ns();
-  size_t changed = encode_diff(static_cast<uint32_t>(page), s_->region.alias(page), s_->cache.twin(m.slot),
-                               s_->region.page_size(), w.get());
+  size_t changed = 0;
+  if (node_homes_[static_cast<size_t>(home)]) {
+    // The home is on this node: the changed bytes go straight into its
+    // memory, now. Nothing is pending and nothing needs acknowledging.
+    changed = merge_diff(s_->region.peer_page(s_->node.local_index(home), page), s_->region.alias(page),
+                         s_->cache.twin(m.slot), s_->region.page_size());
+    if (changed != 0) ++s_->stats.app.node_diffs;
+  } else {
+    auto& w = pending_[static_cast<size_t>(home)];
+    if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
+    changed = encode_diff(static_cast<uint32_t>(page), s_->region.alias(page), s_->cache.twin(m.slot),
+                          s_->region.page_size(), w.get());
+    if (changed != 0 && !m.pending_diff) {
+      m.pending_diff = true;
+      pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));
+    }
+  }
   s_->stats.app.t_diff_make_ns += now_ns() - t0;
   if (changed == 0) return;
   ++s_->stats.app.diffs_made;
   s_->stats.app.diff_bytes_made += changed;
-  if (!m.pending_diff) {
-    m.pending_diff = true;
-    pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));
-  }
 }
 
 void Coherence::close_interval() {
@@ -252,20 +250,20 @@ void Coherence::close_interval() {
   std::sort(dirty_.begin(), dirty_.end());
   std::vector<uint32_t> downgrade;
   downgrade.reserve(dirty_.size());
+  std::vector<uint32_t> home_downgrade;
   for (uint32_t p : dirty_) {
     PageMeta& m = s_->pages[p];
     m.in_dirty_list = false;
     if (m.state == PageState::kReadWrite) {
       make_diff(p);
-      m.state = PageState::kReadOnly;
       downgrade.push_back(p);
     } else if (m.state == PageState::kHomeDirty) {
-      m.state = PageState::kHomeClean;
-      downgrade.push_back(p);
+      home_downgrade.push_back(p);
     }
   }
   dirty_.clear();
-  protect_runs(downgrade, Prot::kRead, "end of interval");
+  transition_runs(downgrade, PageState::kReadOnly, "end of interval");
+  transition_runs(home_downgrade, PageState::kHomeClean, "end of interval");
 }
 
 void Coherence::send_pending(int home) {
@@ -310,22 +308,14 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
 // Adaptive write detection
 
 void Coherence::drain_retraps() {
-  std::vector<uint32_t> queue;
-  {
-    std::lock_guard<std::mutex> lock(s_->retrap_mu);
-    queue.swap(s_->retrap_queue);
-  }
-  for (uint32_t p : queue) {
-    PageMeta& m = s_->pages[p];
-    uint32_t old = m.share.load(std::memory_order_acquire);
-    while (!m.share.compare_exchange_weak(old, old & kShareEpochMask, std::memory_order_acq_rel)) {
-    }
-    // The copy handed out may be older than writes we made since, in any
-    // open critical section: every open level gets the notice.
+  s_->region.share().drain(&retraps_);
+  for (uint32_t p : retraps_) {
+    // The copy taken may be older than writes we made since, in any open
+    // critical section: every open level gets the notice.
     s_->stack.note_everywhere(p);
     ++s_->stats.app.retraps;
-    if (m.state == PageState::kHomeUntrapped) {
-      m.state = PageState::kHomeDirty;
+    if (s_->pages[p].state == PageState::kHomeUntrapped) {
+      transition(p, PageState::kHomeDirty, "synchronization");
       mark_dirty(p);
     }
   }
@@ -339,21 +329,11 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
     // written by us alone or by several (a page written only by another
     // process stays cached there).
     if (n.writer != s_->rank && n.writer != kMultipleWriters) continue;
-    PageMeta& m = s_->pages[n.page];
-    if (m.state != PageState::kHomeClean) continue;
-    uint32_t old = m.share.load(std::memory_order_acquire);
-    for (;;) {
-      if ((old & (kShareUntrapped | kShareRetrap)) != 0) break;
-      if ((old & kShareEpochMask) > completed_epoch + 1) break;  // fetched after the barrier
-      if (m.share.compare_exchange_weak(old, old | kShareUntrapped, std::memory_order_acq_rel)) {
-        untrap.push_back(n.page);
-        break;
-      }
-    }
+    if (s_->pages[n.page].state != PageState::kHomeClean) continue;
+    if (s_->region.share().try_untrap(n.page, completed_epoch)) untrap.push_back(n.page);
   }
   std::sort(untrap.begin(), untrap.end());
-  protect_runs(untrap, Prot::kReadWrite, "barrier");
-  for (uint32_t p : untrap) s_->pages[p].state = PageState::kHomeUntrapped;
+  transition_runs(untrap, PageState::kHomeUntrapped, "barrier");
   s_->stats.app.untraps += untrap.size();
 }
 
@@ -372,18 +352,23 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.in_dirty_list = false;
     m.pending_diff = false;
     if (h == s_->rank) {
-      m.state = adaptive ? PageState::kHomeUntrapped : PageState::kHomeClean;
-      m.share.store(adaptive ? kShareUntrapped : 0, std::memory_order_relaxed);
+      s_->region.share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));
     } else {
-      m.state = PageState::kInvalid;
-      m.share.store(0, std::memory_order_relaxed);
+      transition(p, PageState::kInvalid, call);  // no access, as unallocated pages: no mprotect
     }
   }
-  protect_runs(homes, adaptive ? Prot::kReadWrite : Prot::kRead, call);
+  transition_runs(homes, adaptive ? PageState::kHomeUntrapped : PageState::kHomeClean, call);
 }
 
-void Coherence::protect_runs(const std::vector<uint32_t>& sorted, Prot prot, const char* context) {
+void Coherence::transition(uint64_t page, PageState to, const char* context) {
+  const Prot prot = prot_for(to);
+  if (s_->region.prot(page) != prot) set_prot(page, 1, prot, context);
+  s_->pages[page].state = to;
+}
+
+void Coherence::transition_runs(const std::vector<uint32_t>& sorted, PageState to, const char* context) {
+  const Prot prot = prot_for(to);
   size_t i = 0;
   while (i < sorted.size()) {
     size_t j = i + 1;
@@ -391,6 +376,7 @@ void Coherence::protect_runs(const std::vector<uint32_t>& sorted, Prot prot, con
     set_prot(sorted[i], j - i, prot, context);
     i = j;
   }
+  for (uint32_t p : sorted) s_->pages[p].state = to;
 }
 
 void Coherence::set_prot(uint64_t first, uint64_t count, Prot prot, const char* context) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "protocol/notices.h"
+#include "protocol/page_source.h"
 #include "runtime/state.h"
 
 namespace scopedsm {
@@ -24,7 +25,12 @@ enum class Access { kRead, kWrite, kUnknown };
 
 class Coherence {
  public:
-  explicit Coherence(RuntimeState* state);
+  // With `node_shared`, pages homed on this node are copied from the home's
+  // memory and diffs merged into it (the region must have mapped its peers).
+  Coherence(RuntimeState* state, bool node_shared);
+
+  // The source pages homed at `home` are fetched from.
+  PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
 
   // A fault on `page` of the shared region.
   void handle_fault(uint64_t page, Access access);
@@ -67,11 +73,19 @@ class Coherence {
   void send_pending(int home);
   void drain_retraps();
   void mark_dirty(uint64_t page);
+  // The only code that changes a page's state; the protection follows from
+  // the new state (prot_for). `context` names the cause in error reports.
+  void transition(uint64_t page, PageState to, const char* context);
+  void transition_runs(const std::vector<uint32_t>& sorted_pages, PageState to, const char* context);
   void set_prot(uint64_t first, uint64_t count, Prot prot, const char* context);
-  void protect_runs(const std::vector<uint32_t>& sorted_pages, Prot prot, const char* context);
   void relieve_map_pressure();
 
   RuntimeState* s_;
+  MessageSource message_source_;
+  NodeCopySource node_source_;
+  std::vector<PageSource*> sources_;  // per home rank
+  std::vector<bool> node_homes_;      // per rank: on this node, memory mapped here
+  std::vector<uint32_t> retraps_;     // scratch for drain_retraps
   std::vector<uint32_t> dirty_;                       // pages written this interval
   std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
   std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it

@@ -103,6 +103,27 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
   return changed;
 }
 
+size_t merge_diff(std::byte* home, const std::byte* page, const std::byte* twin, size_t page_size) {
+  const size_t words = page_size / 8;
+  size_t changed = 0;
+  for (size_t w = 0; w < words; ++w) {
+    const uint64_t x = load_word(page + w * 8) ^ load_word(twin + w * 8);
+    if (x == 0) continue;
+    const uint8_t m = nonzero_byte_mask(x);
+    const std::byte* src = page + w * 8;
+    std::byte* dst = home + w * 8;
+    if (m == 0xff) {
+      std::memcpy(dst, src, 8);
+    } else {
+      // Only the changed bytes: another writer may own the word's other bytes.
+      for (int b = 0; b < 8; ++b)
+        if (m & (1u << b)) dst[b] = src[b];
+    }
+    changed += kBitsIn[m];
+  }
+  return changed;
+}
+
 Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, uint32_t* page_out,
                   size_t* changed_bytes_out) {
   uint32_t page_index = 0, body_bytes = 0;

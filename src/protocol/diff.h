@@ -26,6 +26,12 @@ namespace scopedsm {
 size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* twin, size_t page_size,
                    Writer* out);
 
+// Writes the bytes of `page` that differ from `twin` straight into `home`
+// (the home's memory of the same page, mapped from a process on the same
+// node), exactly those bytes and no others. Returns their number. The same
+// bytes encode_diff would send, without encoding them.
+size_t merge_diff(std::byte* home, const std::byte* page, const std::byte* twin, size_t page_size);
+
 // Decodes one page diff from `in` and applies it. `locate` maps a page index
 // to its writable memory, or returns nullptr (the page is not one this
 // process may accept diffs for), which makes the diff an error. Nothing is

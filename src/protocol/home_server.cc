@@ -18,29 +18,15 @@ namespace {
 void HomeServer::on_get_page(const Incoming& in, Reader* r) {
   GetPageMsg msg;
   if (Status st = decode(r, s_->limits(), &msg); !st.ok()) bad_request("GETP", in.source, st.message());
-  PageMeta& m = s_->pages[msg.page];
-  int32_t home = m.home.load(std::memory_order_acquire);
+  int32_t home = s_->pages[msg.page].home.load(std::memory_order_acquire);
   // kHomeUnknown is legal under first touch: the directory named us, the
   // requester heard first, and our application thread has not yet.
   if (home != s_->rank && home != kHomeUnknown)
     bad_request("GETP", in.source, "page " + std::to_string(msg.page) + " is homed at rank " + std::to_string(home));
 
-  // Record that a copy went out in this epoch (adaptive write detection). If
-  // the home was not trapping writes, it must start again and notice them.
-  uint32_t old = m.share.load(std::memory_order_acquire);
-  bool queue_retrap = false;
-  for (;;) {
-    uint32_t tag = std::min<uint32_t>(msg.epoch + 1, kShareEpochMask);
-    uint32_t field = std::max(old & kShareEpochMask, tag);
-    uint32_t next = (old & ~kShareEpochMask) | field;
-    queue_retrap = (old & kShareUntrapped) && !(old & kShareRetrap);
-    if (queue_retrap) next |= kShareRetrap;
-    if (m.share.compare_exchange_weak(old, next, std::memory_order_acq_rel)) break;
-  }
-  if (queue_retrap) {
-    std::lock_guard<std::mutex> lock(s_->retrap_mu);
-    s_->retrap_queue.push_back(msg.page);
-  }
+  // Record that a copy goes out in this epoch (adaptive write detection),
+  // before it is read.
+  s_->region.share().record_copy(msg.page, msg.epoch);
   s_->transport.send_page(in.source, s_->region.alias(msg.page), s_->region.page_size());
   s_->stats.service.pages_served.fetch_add(1, std::memory_order_relaxed);
 }

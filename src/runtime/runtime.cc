@@ -129,7 +129,9 @@ void Runtime::start(int* argc, char*** argv) {
   if (agreed[0] != cfg.region_size || ~agreed[1] != cfg.region_size)
     fatal("jia_init: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value");
 
-  Status s = state_->transport.init(MPI_COMM_WORLD, cfg);
+  Status s = state_->node.init(MPI_COMM_WORLD, cfg.node_sharing);
+  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  s = state_->transport.init(MPI_COMM_WORLD, state_->node, cfg);
   if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
   MPI_Comm_dup(MPI_COMM_WORLD, &user_comm_);
   MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
@@ -140,7 +142,8 @@ void Runtime::start(int* argc, char*** argv) {
   s = state_->cache.init(cfg.cache_pages, state_->region.page_size());
   if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
 
-  coherence_ = std::make_unique<Coherence>(state_.get());
+  const bool node_shared = share_node_memory();
+  coherence_ = std::make_unique<Coherence>(state_.get(), node_shared);
   sync_ = std::make_unique<SyncClient>(state_.get(), coherence_.get());
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
   app_tid_ = current_tid();
@@ -154,8 +157,23 @@ void Runtime::start(int* argc, char*** argv) {
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);
-  SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes, region %p + %" PRIu64 " bytes; %s", size,
+  SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes on %s%s, region %p + %" PRIu64 " bytes; %s", size,
+               state_->node.describe().c_str(), node_shared ? ", homes shared within each node" : "",
                static_cast<void*>(state_->region.base()), state_->region.bytes(), describe_config(cfg).c_str());
+}
+
+bool Runtime::share_node_memory() {
+  NodeTopology& node = state_->node;
+  if (node.local_size() < 2) return false;
+  std::vector<int> fds;
+  Status e = node.exchange_fds(state_->region.memfd(), &fds);
+  if (e.ok()) e = state_->region.map_peers(fds, node.local_rank());
+  int ok = e.ok() ? 1 : 0, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node.node_comm());
+  if (!all)
+    SCOPEDSM_LOG(LogLevel::kWarn, "processes on this node cannot map each other's memory (%s); pages and diffs go "
+                 "through messages instead", e.ok() ? "a peer failed" : e.message().c_str());
+  return all != 0;
 }
 
 bool Runtime::on_region_fault(void* addr, Access access) {
@@ -265,6 +283,7 @@ void Runtime::finalize(const char* call) {
   for (int p = 0; p < s.size; ++p) t.send_shared(p, kTagRequest, bye);
   service_->join();
   t.finalize();
+  s.node.finalize();
 
   g_fault_target.store(nullptr, std::memory_order_release);
   g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.base()));

@@ -53,6 +53,8 @@ class Runtime {
   Runtime() = default;
   void start(int* argc, char*** argv);
   static bool on_region_fault(void* addr, Access access);
+  // Maps the memory of this node's other processes; true if every one could.
+  bool share_node_memory();
 
   std::unique_ptr<RuntimeState> state_;
   std::unique_ptr<Coherence> coherence_;

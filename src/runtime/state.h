@@ -6,8 +6,9 @@
 //   application thread: stack, epoch, coherence state in `pages` (except the
 //                       atomics), cache, app counters
 //   service thread:     the managers' tables, service counters
-//   both, thread-safe:  transport, region views, pages[].home/.share,
-//                       retrap queue (under its mutex)
+//   both, thread-safe:  transport, node, region views, pages[].home,
+//                       the HomeShare in the region (atomics)
+//   constant after init: config, rank, size, node
 #pragma once
 
 #include <mutex>
@@ -21,6 +22,7 @@
 #include "protocol/messages.h"
 #include "stats/stats.h"
 #include "sync/lock_stack.h"
+#include "transport/node.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -29,6 +31,7 @@ struct RuntimeState {
   Config config;
   int rank = 0;
   int size = 1;
+  NodeTopology node;
   Transport transport;
   Region region;
   PageTable pages;
@@ -40,12 +43,6 @@ struct RuntimeState {
   // carry it too, so a lock or condition-variable home can tell notices
   // made before the latest barrier (already covered by it) from newer ones.
   uint32_t epoch = 0;
-
-  // Home pages handed out while untrapped (adaptive write detection): the
-  // service thread queues them, the application thread traps them again at
-  // its next synchronization point.
-  std::mutex retrap_mu;
-  std::vector<uint32_t> retrap_queue;
 
   bool test_fault(const char* name) const { return config.test_fault == name; }
 

@@ -29,9 +29,11 @@ namespace scopedsm {
   X(read_faults)                 \
   X(write_faults)                \
   X(remote_fetches)              \
+  X(node_fetches)                \
   X(twins)                       \
   X(diffs_made)                  \
   X(diff_bytes_made)             \
+  X(node_diffs)                  \
   X(invalidations)               \
   X(evictions)                   \
   X(dirty_evictions)             \

@@ -25,11 +25,11 @@ inline void cpu_relax() {
 
 }  // namespace
 
-Status Transport::init(MPI_Comm world, const Config& config) {
+Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& config) {
   MPI_Comm_dup(world, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  Status s = wakeup_.init(comm_);
+  Status s = wakeup_.init(node);
   if (!s.ok()) return s;
   spin_ns_ = config.spin_us * 1000;
   // With every peer on this node a sleeper is always woken by its sender;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "transport/node.h"
 #include "transport/spin_policy.h"
 #include "transport/wakeup.h"
 #include "transport/wire.h"
@@ -60,8 +61,9 @@ class Transport {
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
 
-  // Collective. Duplicates `world` and sets up the wake-up channel.
-  Status init(MPI_Comm world, const Config& config);
+  // Collective. Duplicates `world` and sets up the wake-up channel between
+  // the processes `node` says share a node. `node` must outlive the transport.
+  Status init(MPI_Comm world, const NodeTopology& node, const Config& config);
   void finalize();
 
   int rank() const { return rank_; }

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <random>
+#include <algorithm>
 
 namespace scopedsm {
 
@@ -25,85 +25,64 @@ long futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const timespec* ts
 Wakeup::~Wakeup() { shutdown(); }
 
 void Wakeup::shutdown() {
-  if (slots_ != nullptr) {
-    munmap(slots_, slots_bytes_);
-    slots_ = nullptr;
+  for (Slot*& slot : slots_) {
+    if (slot != nullptr) munmap(slot, sizeof(Slot));
+    slot = nullptr;
   }
+  slots_.clear();
 }
 
-Status Wakeup::init(MPI_Comm world) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &size);
-  MPI_Comm node;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_rank = 0, node_size = 0;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_size(node, &node_size);
-  std::vector<int> members(static_cast<size_t>(node_size));
-  MPI_Allgather(&rank, 1, MPI_INT, members.data(), 1, MPI_INT, node);
-
-  // The node leader creates a uniquely named segment and tells the others.
-  char name[64] = {};
-  slots_bytes_ = sizeof(Slot) * static_cast<size_t>(node_size);
-  int ok = 1;
-  if (node_rank == 0) {
-    std::random_device rd;
-    std::snprintf(name, sizeof name, "/scopedsm.%d.%08x", static_cast<int>(getpid()), rd());
-    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 || ftruncate(fd, static_cast<off_t>(slots_bytes_)) != 0) ok = 0;
-    if (fd >= 0) close(fd);
+Status Wakeup::init(const NodeTopology& node) {
+  node_ = &node;
+  // Our own slot lives in a memfd; the node's processes map each other's.
+  int fd = memfd_create("scopedsm-wakeup", MFD_CLOEXEC);
+  if (fd >= 0 && ftruncate(fd, sizeof(Slot)) != 0) {
+    close(fd);
+    fd = -1;
   }
-  MPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
-  MPI_Bcast(&ok, 1, MPI_INT, 0, node);
-  if (ok) {
-    int fd = shm_open(name, O_RDWR, 0600);
-    if (fd >= 0) {
-      void* p = mmap(nullptr, slots_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      close(fd);
-      if (p != MAP_FAILED) slots_ = static_cast<Slot*>(p);
+  std::vector<int> fds;
+  Status shared = node.exchange_fds(fd, &fds);
+  if (fd >= 0) close(fd);
+  if (shared.ok()) {
+    slots_.assign(fds.size(), nullptr);
+    for (size_t i = 0; i < fds.size(); ++i) {
+      void* p = mmap(nullptr, sizeof(Slot), PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
+      close(fds[i]);
+      if (p != MAP_FAILED) slots_[i] = static_cast<Slot*>(p);
     }
   }
-  int mine = slots_ != nullptr ? 1 : 0, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, node);
-  MPI_Barrier(node);
-  if (node_rank == 0 && ok) shm_unlink(name);
-  if (!all && slots_ != nullptr) shutdown();
-
-  local_index_.assign(static_cast<size_t>(size), -1);
-  if (slots_ != nullptr) {
-    for (int i = 0; i < node_size; ++i) local_index_[static_cast<size_t>(members[static_cast<size_t>(i)])] = i;
-    my_slot_ = node_rank;
-  }
-  int remote_here = (slots_ == nullptr || node_size < size) ? 1 : 0, remote_any = 0;
-  MPI_Allreduce(&remote_here, &remote_any, 1, MPI_INT, MPI_MAX, world);
-  has_remote_ = remote_any != 0;
-  MPI_Comm_free(&node);
+  int mine = !slots_.empty() && std::find(slots_.begin(), slots_.end(), nullptr) == slots_.end() ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, node.node_comm());
+  if (!all) shutdown();
+  my_slot_ = node.local_rank();
+  // Either every process of a node maps every slot or none does, so this
+  // is the same everywhere when the job is one node.
+  has_remote_ = node.nodes() > 1 || slots_.empty();
   return Status::Ok();
 }
 
-Wakeup::Word* Wakeup::own(WakeRole role) const {
-  if (slots_ == nullptr) return nullptr;
-  return &slots_[my_slot_].words[static_cast<int>(role)];
+Wakeup::Word* Wakeup::word(int rank, WakeRole role) const {
+  if (slots_.empty()) return nullptr;
+  int idx = rank < 0 ? my_slot_ : node_->local_index(rank);
+  if (idx < 0) return nullptr;
+  return &slots_[static_cast<size_t>(idx)]->words[static_cast<int>(role)];
 }
 
 void Wakeup::notify(int rank, WakeRole role) {
-  if (slots_ == nullptr) return;
-  int idx = local_index_[static_cast<size_t>(rank)];
-  if (idx < 0) return;
-  Word& w = slots_[idx].words[static_cast<int>(role)];
-  w.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (w.sleepers.load(std::memory_order_seq_cst) != 0) futex(&w.seq, FUTEX_WAKE, INT32_MAX, nullptr);
+  Word* w = word(rank, role);
+  if (w == nullptr) return;
+  w->seq.fetch_add(1, std::memory_order_seq_cst);
+  if (w->sleepers.load(std::memory_order_seq_cst) != 0) futex(&w->seq, FUTEX_WAKE, INT32_MAX, nullptr);
 }
 
 uint32_t Wakeup::snapshot(WakeRole role) const {
-  Word* w = own(role);
+  Word* w = word(-1, role);
   return w == nullptr ? 0 : w->seq.load(std::memory_order_seq_cst);
 }
 
 bool Wakeup::sleep(WakeRole role, uint32_t seen, uint64_t max_ns) {
   timespec ts{static_cast<time_t>(max_ns / 1000000000ull), static_cast<long>(max_ns % 1000000000ull)};
-  Word* w = own(role);
+  Word* w = word(-1, role);
   if (w == nullptr) {
     nanosleep(&ts, nullptr);
     return false;

@@ -8,16 +8,17 @@
 // nodes the sleep is bounded by SCOPEDSM_POLL_US and the thread polls again.
 //
 // Each process has two words: one for its service thread (requests) and one
-// for its application thread (replies).
+// for its application thread (replies), in a small memfd of its own that the
+// node's other processes map (NodeTopology::exchange_fds): no named file
+// exists at any time, so none can be left behind.
 #pragma once
-
-#include <mpi.h>
 
 #include <atomic>
 #include <cstdint>
 #include <vector>
 
 #include "common/status.h"
+#include "transport/node.h"
 
 namespace scopedsm {
 
@@ -30,9 +31,9 @@ class Wakeup {
   Wakeup(const Wakeup&) = delete;
   Wakeup& operator=(const Wakeup&) = delete;
 
-  // Collective over `world`. Without shared memory it still works: every
+  // Collective over the node. Without shared memory it still works: every
   // peer is then treated as remote.
-  Status init(MPI_Comm world);
+  Status init(const NodeTopology& node);
   void shutdown();
 
   // True when some process of the job cannot be woken through memory.
@@ -56,11 +57,10 @@ class Wakeup {
   struct alignas(64) Slot {
     Word words[2];
   };
-  Word* own(WakeRole role) const;
+  Word* word(int rank, WakeRole role) const;
 
-  Slot* slots_ = nullptr;        // node-shared array, one slot per local process
-  size_t slots_bytes_ = 0;
-  std::vector<int> local_index_; // world rank -> slot index, -1 if off-node
+  const NodeTopology* node_ = nullptr;
+  std::vector<Slot*> slots_;     // per local index: that process's slot, mapped here
   int my_slot_ = -1;
   bool has_remote_ = false;
 };

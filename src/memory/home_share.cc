@@ -1,0 +1,86 @@
+#include "memory/home_share.h"
+
+#include <sched.h>
+
+#include <algorithm>
+
+namespace scopedsm {
+
+namespace {
+uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
+}  // namespace
+
+uint64_t HomeShare::bytes_for(uint64_t num_pages, size_t page_size) {
+  // share words, ring header, ring entries
+  return round_up(num_pages * 4, 64) + sizeof(RingHeader) + round_up(num_pages * 4, page_size) + page_size;
+}
+
+HomeShare::HomeShare(std::byte* base, uint64_t num_pages) : capacity_(num_pages) {
+  words_ = reinterpret_cast<std::atomic<uint32_t>*>(base);
+  ring_ = reinterpret_cast<RingHeader*>(base + round_up(num_pages * 4, 64));
+  entries_ = reinterpret_cast<std::atomic<uint32_t>*>(reinterpret_cast<std::byte*>(ring_) + sizeof(RingHeader));
+}
+
+void HomeShare::record_copy(uint32_t page, uint32_t epoch) const {
+  std::atomic<uint32_t>& w = words_[page];
+  uint32_t old = w.load(std::memory_order_seq_cst);
+  bool queue = false;
+  for (;;) {
+    const uint32_t tag = std::min<uint32_t>(epoch + 1, kShareEpochMask);
+    const uint32_t field = std::max(old & kShareEpochMask, tag);
+    uint32_t next = (old & ~kShareEpochMask) | field;
+    queue = (old & kShareUntrapped) && !(old & kShareRetrap);
+    if (queue) next |= kShareRetrap;
+    if (next == old || w.compare_exchange_weak(old, next, std::memory_order_seq_cst)) break;
+  }
+  if (queue) {
+    const uint64_t at = ring_->tail.fetch_add(1, std::memory_order_seq_cst);
+    entries_[at % capacity_].store(page + 1, std::memory_order_release);
+  }
+  // The copy is read after this point. Paired with the fence in drain(): a
+  // home write the copy misses is after the home's fence, so the drain that
+  // follows that write sees the queued page (see the header).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void HomeShare::drain(std::vector<uint32_t>* out) const {
+  out->clear();
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  const uint64_t tail = ring_->tail.load(std::memory_order_seq_cst);
+  for (uint64_t i = ring_->head; i < tail; ++i) {
+    std::atomic<uint32_t>& e = entries_[i % capacity_];
+    uint32_t v;
+    // A producer claims its entry and writes it two instructions later; it
+    // may be descheduled in between, so yield rather than spin hard.
+    while ((v = e.load(std::memory_order_acquire)) == 0) sched_yield();
+    e.store(0, std::memory_order_relaxed);
+    const uint32_t page = v - 1;
+    std::atomic<uint32_t>& w = words_[page];
+    uint32_t old = w.load(std::memory_order_seq_cst);
+    while (!w.compare_exchange_weak(old, old & kShareEpochMask, std::memory_order_seq_cst)) {
+    }
+    out->push_back(page);
+  }
+  ring_->head = tail;
+}
+
+bool HomeShare::try_untrap(uint32_t page, uint32_t after_epoch) const {
+  std::atomic<uint32_t>& w = words_[page];
+  uint32_t old = w.load(std::memory_order_seq_cst);
+  for (;;) {
+    if ((old & (kShareUntrapped | kShareRetrap)) != 0) return false;
+    if ((old & kShareEpochMask) > after_epoch + 1) return false;  // a copy was taken after the barrier
+    if (w.compare_exchange_weak(old, old | kShareUntrapped, std::memory_order_seq_cst)) return true;
+  }
+}
+
+bool HomeShare::try_untrap_fresh(uint32_t page) const {
+  uint32_t expected = 0;
+  return words_[page].compare_exchange_strong(expected, kShareUntrapped, std::memory_order_seq_cst);
+}
+
+void HomeShare::reset(uint32_t page, bool untrapped) const {
+  words_[page].store(untrapped ? kShareUntrapped : 0, std::memory_order_seq_cst);
+}
+
+}  // namespace scopedsm
