@@ -6,6 +6,9 @@
 #   tools/test.sh              Open MPI build, warnings as errors
 #   tools/test.sh --sanitize   the same suite built with ASan and UBSan
 #   tools/test.sh --mpich      built and run with MPICH instead of Open MPI
+#
+# Each mode then runs the core suites again with SCOPEDSM_NODE_SHARING=off
+# (mpi, model and difftest; mpi and model with MPICH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap.sh
@@ -14,6 +17,7 @@ mode="${1:-}"
 build=build
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCOPEDSM_WERROR=ON)
 labels=""
+off_labels="mpi|model|difftest"
 case "$mode" in
   "") ;;
   --sanitize)
@@ -35,6 +39,7 @@ case "$mode" in
     flags+=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich
             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
     labels="unit|mpi|death|model|apps"
+    off_labels="mpi|model"
     ;;
   *) echo "usage: tools/test.sh [--sanitize|--mpich]" >&2; exit 2 ;;
 esac
@@ -53,3 +58,7 @@ if [ -n "$labels" ]; then
 else
   ctest --test-dir "$build" --output-on-failure -j2 --timeout 300
 fi
+# The core suites again with node sharing off: every process is a node of
+# its own, so pages, diffs and wake-ups all take the cross-node path.
+echo "test.sh: the core suites with SCOPEDSM_NODE_SHARING=off (labels: $off_labels)"
+SCOPEDSM_NODE_SHARING=off ctest --test-dir "$build" --output-on-failure -j2 --timeout 300 -L "$off_labels"

@@ -150,6 +150,7 @@ void Runtime::start(int* argc, char*** argv) {
   install_fault_handler(&Runtime::on_region_fault);
   state_->stats.set_segv_cost_ns(calibrate_fault_cost());
   state_->stats.set_origin_ns(start_ns_);
+  state_->stats.set_layout(state_->node.node_of(rank), state_->node.nodes(), state_->node.local_size(), node_shared);
   g_fault_target.store(this, std::memory_order_release);
   std::atexit(check_exit_without_finalize);
 

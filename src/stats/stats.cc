@@ -59,6 +59,7 @@ StatsRecord Stats::snapshot(int rank, TrafficCounters& sent, TrafficCounters& re
   if (started_) {
     for (size_t i = 0; i < r.values.size() && i < base_.values.size(); ++i) r.values[i].second -= base_.values[i].second;
   }
+  r.values.insert(r.values.end(), layout_.begin(), layout_.end());
   uint64_t end = stopped_ ? stop_ns_ : now_ns();
   r.elapsed_s = static_cast<double>(end - (started_ ? start_ns_ : origin_ns_)) / 1e9;
   return r;

@@ -84,6 +84,15 @@ class Stats {
   void set_segv_cost_ns(double ns) { segv_cost_ns_ = ns; }
   // Where elapsed time counts from when start() was never called.
   void set_origin_ns(uint64_t ns) { origin_ns_ = ns; }
+  // The node layout, reported with every snapshot (not as a counter: it is
+  // not made relative to start()): this process's node number, the number
+  // of nodes, the processes on this node, and whether they share homes.
+  void set_layout(int node, int nodes, int node_procs, bool node_shared) {
+    layout_ = {{"node", static_cast<uint64_t>(node)},
+               {"nodes", static_cast<uint64_t>(nodes)},
+               {"node_procs", static_cast<uint64_t>(node_procs)},
+               {"node_shared", node_shared ? 1u : 0u}};
+  }
 
  private:
   StatsRecord raw(int rank, TrafficCounters& sent, TrafficCounters& received) const;
@@ -95,6 +104,7 @@ class Stats {
   bool stopped_ = false;
   double segv_cost_ns_ = 0;
   uint64_t origin_ns_ = 0;
+  std::vector<std::pair<std::string, uint64_t>> layout_;
 };
 
 }  // namespace scopedsm

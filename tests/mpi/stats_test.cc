@@ -14,21 +14,6 @@ using namespace scopedsm_test;
 
 namespace {
 
-// The value of counter `name` in this process's statistics JSON.
-uint64_t counter(const std::string& name) {
-  std::vector<char> buf(1 << 16);
-  size_t need = scopedsm_stats_json(buf.data(), buf.size());
-  EXPECT_LT(need, buf.size());
-  const std::string json(buf.data());
-  const std::string key = "\"" + name + "\":";
-  size_t at = json.find(key);
-  if (at == std::string::npos) {
-    ADD_FAILURE() << "no counter " << name << " in " << json.substr(0, 200);
-    return 0;
-  }
-  return std::strtoull(json.c_str() + at + key.size(), nullptr, 10);
-}
-
 TEST(Stats, MessagesToOneselfAreCountedApart) {
   // Rank 0 manages barriers: its own arrival (BARR) and its own grant
   // (BARRGRANT) go through the local mailbox, never through MPI. The other

@@ -40,7 +40,8 @@ TEST(Config, ReadsEveryVariable) {
                                {"SCOPEDSM_TIMEOUT", "2.5"},
                                {"SCOPEDSM_SPIN_US", "0"},
                                {"SCOPEDSM_POLL_US", "10"},
-                               {"SCOPEDSM_WRITE_DETECT", "all"}}),
+                               {"SCOPEDSM_WRITE_DETECT", "all"},
+                               {"SCOPEDSM_NODE_SHARING", "off"}}),
                           &c);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(c.region_size, 2ull << 30);
@@ -54,6 +55,7 @@ TEST(Config, ReadsEveryVariable) {
   EXPECT_EQ(c.spin_us, 0u);
   EXPECT_EQ(c.poll_us, 10u);
   EXPECT_TRUE(c.write_detect_all);
+  EXPECT_FALSE(c.node_sharing);
 }
 
 struct BadValue {
@@ -80,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_SUMMARY", "maybe"}, BadValue{"SCOPEDSM_LOG", "loud"},
                                          BadValue{"SCOPEDSM_TIMEOUT", "-1"}, BadValue{"SCOPEDSM_TIMEOUT", "soon"},
                                          BadValue{"SCOPEDSM_SPIN_US", "100001"}, BadValue{"SCOPEDSM_POLL_US", "0"},
-                                         BadValue{"SCOPEDSM_WRITE_DETECT", "some"}, BadValue{"SCOPEDSM_TEST_DELAY_US", "2000000"},
+                                         BadValue{"SCOPEDSM_WRITE_DETECT", "some"}, BadValue{"SCOPEDSM_NODE_SHARING", "maybe"}, BadValue{"SCOPEDSM_TEST_DELAY_US", "2000000"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-everything"}));
 
 TEST(Config, ParsesSizes) {
