@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 #include "common/timing.h"
 
@@ -62,6 +63,23 @@ std::vector<double> segv_mprotect_cycles(size_t reps, size_t warmup) {
   g_page.store(nullptr, std::memory_order_release);
   sigaction(SIGSEGV, &g_previous, nullptr);
   munmap(p, g_page_size);
+  return samples;
+}
+
+std::vector<double> page_copies(size_t reps, size_t warmup) {
+  const size_t ps = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  constexpr size_t kDest = 16;
+  std::vector<char> src(ps, 7), dst(kDest * ps, 1);
+  std::vector<double> samples;
+  samples.reserve(reps);
+  for (size_t i = 0; i < warmup + reps; ++i) {
+    char* to = dst.data() + (i % kDest) * ps;
+    uint64_t t0 = now_ns();
+    std::memcpy(to, src.data(), ps);
+    asm volatile("" : : "r"(to) : "memory");
+    uint64_t t1 = now_ns();
+    if (i >= warmup) samples.push_back(ns_to_us(t1 - t0));
+  }
   return samples;
 }
 

@@ -100,3 +100,31 @@ long mpi_eager_limit() {
 }
 
 }  // namespace bench
+
+namespace bench {
+
+std::vector<double> mpi_gets(int origin, int target, size_t bytes, size_t reps, size_t warmup) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  constexpr size_t kSlots = 16;
+  std::vector<char> exposed(kSlots * bytes, 3), into(bytes, 0);
+  MPI_Win win;
+  MPI_Win_create(exposed.data(), static_cast<MPI_Aint>(exposed.size()), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  std::vector<double> samples;
+  if (rank == origin) {
+    MPI_Win_lock_all(0, win);
+    for (size_t i = 0; i < warmup + reps; ++i) {
+      uint64_t t0 = now_ns();
+      MPI_Get(into.data(), static_cast<int>(bytes), MPI_BYTE, target, static_cast<MPI_Aint>((i % kSlots) * bytes),
+              static_cast<int>(bytes), MPI_BYTE, win);
+      MPI_Win_flush(target, win);
+      uint64_t t1 = now_ns();
+      if (i >= warmup) samples.push_back(ns_to_us(t1 - t0));
+    }
+    MPI_Win_unlock_all(win);
+  }
+  MPI_Win_free(&win);
+  return samples;
+}
+
+}  // namespace bench

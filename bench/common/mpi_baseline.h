@@ -32,4 +32,11 @@ std::vector<double> mpi_allgathers(size_t bytes, size_t reps, size_t batch, size
 // before MPI_Init unless the environment sets it), or -1 if unknown.
 long mpi_eager_limit();
 
+// One-sided reads of `bytes` by rank `origin` from rank `target`, which does
+// not take part (passive target: it may compute meanwhile), on a window made
+// with MPI_Win_create over ordinary memory (as a home's memory would be):
+// MPI_Get + MPI_Win_flush under one MPI_Win_lock_all. Collective over
+// MPI_COMM_WORLD. Microseconds per read, on the origin.
+std::vector<double> mpi_gets(int origin, int target, size_t bytes, size_t reps, size_t warmup);
+
 }  // namespace bench

@@ -65,7 +65,7 @@ struct PageMeta {
   PageState state;
   bool in_dirty_list;         // queued for the end of the interval
   bool pending_diff;          // a diff of it waits to be sent home
-  uint8_t reserved;
+  bool stale_listed;          // invalid copy whose memory awaits discarding
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it

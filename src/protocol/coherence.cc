@@ -192,18 +192,42 @@ void Coherence::evict(uint32_t slot) {
 void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
   if (sorted_pages.empty()) return;
   transition_runs(sorted_pages, PageState::kInvalid, "invalidation");
-  size_t i = 0;
-  while (i < sorted_pages.size()) {
-    size_t j = i + 1;
-    while (j < sorted_pages.size() && sorted_pages[j] == sorted_pages[j - 1] + 1) ++j;
-    s_->region.discard(sorted_pages[i], j - i);
-    i = j;
-  }
   for (uint32_t p : sorted_pages) {
     PageMeta& m = s_->pages[p];
     s_->cache.free(m.slot);
     m.slot = kNoSlot;
+    // The memory stays for now: a later fetch of the page (an iterative
+    // program fetches the same pages again after every invalidation) then
+    // finds it allocated and mapped, which saves a tmpfs page allocation and
+    // a page-table fault per fetch. Discarded in batches, below.
+    if (!m.stale_listed) {
+      m.stale_listed = true;
+      stale_.push_back(p);
+    }
   }
+  if (stale_.size() > s_->cache.capacity()) discard_stale();
+}
+
+void Coherence::discard_stale() {
+  // Memory held by copies is at most the cache's capacity of valid pages
+  // plus as many stale ones.
+  std::vector<uint32_t> gone;
+  gone.reserve(stale_.size());
+  for (uint32_t p : stale_) {
+    PageMeta& m = s_->pages[p];
+    m.stale_listed = false;
+    if (m.state == PageState::kInvalid) gone.push_back(p);  // not fetched again meanwhile
+  }
+  stale_.clear();
+  std::sort(gone.begin(), gone.end());
+  size_t i = 0;
+  while (i < gone.size()) {
+    size_t j = i + 1;
+    while (j < gone.size() && gone[j] == gone[j - 1] + 1) ++j;
+    s_->region.discard(gone[i], j - i);
+    i = j;
+  }
+  s_->stats.app.stale_discards += gone.size();
 }
 
 void Coherence::mark_dirty(uint64_t page) {

@@ -69,6 +69,7 @@ class Coherence {
   uint32_t obtain_slot(uint64_t page);
   void evict(uint32_t slot);
   void drop_copies(std::vector<uint32_t>& sorted_pages);
+  void discard_stale();
   void make_diff(uint64_t page);
   void send_pending(int home);
   void drain_retraps();
@@ -86,6 +87,7 @@ class Coherence {
   std::vector<PageSource*> sources_;  // per home rank
   std::vector<bool> node_homes_;      // per rank: on this node, memory mapped here
   std::vector<uint32_t> retraps_;     // scratch for drain_retraps
+  std::vector<uint32_t> stale_;       // invalid copies whose memory is not yet discarded
   std::vector<uint32_t> dirty_;                       // pages written this interval
   std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
   std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it

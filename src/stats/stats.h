@@ -37,6 +37,7 @@ namespace scopedsm {
   X(invalidations)               \
   X(evictions)                   \
   X(dirty_evictions)             \
+  X(stale_discards)              \
   X(locks)                       \
   X(unlocks)                     \
   X(barriers)                    \
