@@ -22,6 +22,27 @@ Status parse_uint(const std::string& text, uint64_t* out) {
   return Status::Ok();
 }
 
+// "none", or a comma-separated list of kTestFaultNames.
+Status parse_test_faults(const std::string& v, uint32_t* out) {
+  const char* accepted = "a comma-separated list of skip-invalidate, skip-diff and skip-notices, or none";
+  *out = 0;
+  if (v == "none") return Status::Ok();
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = v.find(',', start);
+    const std::string name = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    bool known = false;
+    for (const TestFaultName& f : kTestFaultNames) {
+      if (name != f.name) continue;
+      *out |= static_cast<uint32_t>(f.fault);
+      known = true;
+    }
+    if (!known) return bad("SCOPEDSM_TEST_FAULT", v, (std::string(accepted) + " ('" + name + "' is none of them)").c_str());
+    if (comma == std::string::npos) return Status::Ok();
+    start = comma + 1;
+  }
+}
+
 Status parse_bool(const char* name, const std::string& v, bool* out) {
   if (v == "on" || v == "1" || v == "yes" || v == "true") { *out = true; return Status::Ok(); }
   if (v == "off" || v == "0" || v == "no" || v == "false") { *out = false; return Status::Ok(); }
@@ -58,7 +79,8 @@ const std::vector<ConfigVariable>& config_variables() {
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
-       "Test only: deliberately break one protocol step (skip-invalidate, skip-diff, skip-notices) to prove tests can fail."},
+       "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
+       "skip-notices) to prove tests can fail."},
   };
   return vars;
 }
@@ -162,9 +184,8 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
     c.test_delay_us = n;
   }
   if (auto v = lookup("SCOPEDSM_TEST_FAULT")) {
-    if (*v != "skip-invalidate" && *v != "skip-diff" && *v != "skip-notices" && *v != "none")
-      return bad("SCOPEDSM_TEST_FAULT", *v, "skip-invalidate, skip-diff, skip-notices or none");
-    if (*v != "none") c.test_fault = *v;
+    Status s = parse_test_faults(*v, &c.test_faults);
+    if (!s.ok()) return s;
   }
   *out = c;
   return Status::Ok();
@@ -179,7 +200,14 @@ std::string describe_config(const Config& c) {
      << " timeout_s=" << c.timeout_s << " spin_us=" << c.spin_us << " poll_us=" << c.poll_us
      << " write_detect=" << (c.write_detect_all ? "all" : "adaptive")
      << " node_sharing=" << (c.node_sharing ? "on" : "off");
-  if (!c.test_fault.empty()) os << " TEST_FAULT=" << c.test_fault;
+  if (c.test_faults != 0) {
+    const char* sep = " TEST_FAULT=";
+    for (const TestFaultName& f : kTestFaultNames) {
+      if ((c.test_faults & static_cast<uint32_t>(f.fault)) == 0) continue;
+      os << sep << f.name;
+      sep = ",";
+    }
+  }
   if (c.test_delay_us != 0) os << " TEST_DELAY_US=" << c.test_delay_us;
   return os.str();
 }

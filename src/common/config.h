@@ -19,6 +19,24 @@ namespace scopedsm {
 enum class HomePolicy { kCyclic, kFirstTouch };
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
+// Test-only protocol breakages (SCOPEDSM_TEST_FAULT), one bit each, so the
+// protocol's hot paths test a bit rather than compare names.
+enum class TestFault : uint32_t {
+  kSkipInvalidate = 1u << 0,  // write notices invalidate nothing: stale reads
+  kSkipDiff = 1u << 1,        // cached pages' diffs are dropped: lost writes
+  kSkipNotices = 1u << 2,     // lock, condition-variable and barrier managers drop notices
+};
+// The name SCOPEDSM_TEST_FAULT gives each, in bit order.
+struct TestFaultName {
+  TestFault fault;
+  const char* name;
+};
+inline constexpr TestFaultName kTestFaultNames[] = {
+    {TestFault::kSkipInvalidate, "skip-invalidate"},
+    {TestFault::kSkipDiff, "skip-diff"},
+    {TestFault::kSkipNotices, "skip-notices"},
+};
+
 struct Config {
   uint64_t region_size = 16ull << 30;  // bytes of shared address space
   uint64_t cache_pages = 65536;        // capacity of the remote-page cache
@@ -31,7 +49,7 @@ struct Config {
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
-  std::string test_fault;              // test-only protocol breakage switch
+  uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
 };
 

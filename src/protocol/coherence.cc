@@ -242,7 +242,7 @@ void Coherence::mark_dirty(uint64_t page) {
 
 void Coherence::make_diff(uint64_t page) {
   PageMeta& m = s_->pages[page];
-  if (s_->test_fault("skip-diff")) return;  // negative control: writes are lost
+  if (s_->test_fault(TestFault::kSkipDiff)) return;  // negative control: writes are lost
   const int home = m.home.load(std::memory_order_relaxed);
   const uint64_t t0 = now_ns();
   size_t changed = 0;
@@ -311,7 +311,7 @@ void Coherence::flush_diffs(int ordered_with) {
 }
 
 void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
-  if (s_->test_fault("skip-invalidate")) return;  // negative control: stale reads
+  if (s_->test_fault(TestFault::kSkipInvalidate)) return;  // negative control: stale reads
   std::vector<uint32_t> drop;
   for (const WriteNotice& n : notices) {
     if (n.writer == s_->rank) continue;  // only we wrote it: our copy is current

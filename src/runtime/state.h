@@ -44,7 +44,7 @@ struct RuntimeState {
   // made before the latest barrier (already covered by it) from newer ones.
   uint32_t epoch = 0;
 
-  bool test_fault(const char* name) const { return config.test_fault == name; }
+  bool test_fault(TestFault f) const { return (config.test_faults & static_cast<uint32_t>(f)) != 0; }
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages.allocated(), size, kMaxLocks, kMaxCondvars}; }

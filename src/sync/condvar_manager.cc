@@ -33,7 +33,7 @@ void CondvarManager::on_set(const Incoming& in, Reader* r) {
   if (Status st = decode(r, s_->limits(), &msg); !st.ok())
     fatal("protocol error: malformed SETCV from rank %d: %s", in.source, st.message().c_str());
   CvState& c = cv_state(msg.cv, msg.epoch, "SETCV", in.source);
-  if (msg.epoch == c.epoch && !s_->test_fault("skip-notices")) {
+  if (msg.epoch == c.epoch && !s_->test_fault(TestFault::kSkipNotices)) {
     for (const WriteNotice& n : msg.notices) {
       auto [it, inserted] = c.notices.try_emplace(n.page, n.writer);
       if (!inserted && it->second != n.writer) it->second = kMultipleWriters;

@@ -74,7 +74,7 @@ void LockManager::on_release(const Incoming& in, Reader* r) {
   ++l.version;
   // A release from before the latest barrier has its notices covered by
   // that barrier; only the hand-over matters.
-  if (msg.epoch == l.epoch && !s_->test_fault("skip-notices")) record(&l, msg.notices);
+  if (msg.epoch == l.epoch && !s_->test_fault(TestFault::kSkipNotices)) record(&l, msg.notices);
   l.holder = -1;
   if (!l.waiters.empty()) {
     Waiter next = l.waiters.front();

@@ -45,7 +45,7 @@ void RendezvousManager::on_barrier(const Incoming& in, Reader* r) {
   if (msg.epoch != barrier_epoch_)
     fatal("protocol error: rank %d arrived at barrier %u while the job is at barrier %u", in.source, msg.epoch,
           barrier_epoch_);
-  if (!s_->test_fault("skip-notices")) merge_.add_all(msg.notices);
+  if (!s_->test_fault(TestFault::kSkipNotices)) merge_.add_all(msg.notices);
   if (arrived_ == s_->size) complete();
 }
 

@@ -83,7 +83,30 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_TIMEOUT", "-1"}, BadValue{"SCOPEDSM_TIMEOUT", "soon"},
                                          BadValue{"SCOPEDSM_SPIN_US", "100001"}, BadValue{"SCOPEDSM_POLL_US", "0"},
                                          BadValue{"SCOPEDSM_WRITE_DETECT", "some"}, BadValue{"SCOPEDSM_NODE_SHARING", "maybe"}, BadValue{"SCOPEDSM_TEST_DELAY_US", "2000000"},
-                                         BadValue{"SCOPEDSM_TEST_FAULT", "skip-everything"}));
+                                         BadValue{"SCOPEDSM_TEST_FAULT", "skip-everything"},
+                                         BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,skip-everything"},
+                                         BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,"},
+                                         BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"}));
+
+TEST(Config, TestFaultsBecomeBitsOnce) {
+  auto bits = [](std::initializer_list<TestFault> faults) {
+    uint32_t b = 0;
+    for (TestFault f : faults) b |= static_cast<uint32_t>(f);
+    return b;
+  };
+  Config c;
+  ASSERT_TRUE(parse_config(env({}), &c).ok());
+  EXPECT_EQ(c.test_faults, 0u);
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_TEST_FAULT", "none"}}), &c).ok());
+  EXPECT_EQ(c.test_faults, 0u);
+  for (const TestFaultName& f : kTestFaultNames) {
+    ASSERT_TRUE(parse_config(env({{"SCOPEDSM_TEST_FAULT", f.name}}), &c).ok()) << f.name;
+    EXPECT_EQ(c.test_faults, bits({f.fault})) << f.name;
+  }
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_TEST_FAULT", "skip-notices,skip-invalidate"}}), &c).ok());
+  EXPECT_EQ(c.test_faults, bits({TestFault::kSkipNotices, TestFault::kSkipInvalidate}));
+  EXPECT_NE(describe_config(c).find("TEST_FAULT=skip-invalidate,skip-notices"), std::string::npos) << describe_config(c);
+}
 
 TEST(Config, ParsesSizes) {
   uint64_t v = 0;
