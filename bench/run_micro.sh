@@ -61,6 +61,8 @@ runs=(
   "diff_100pct|0|diff --percent=100 ${sizes[*]}"
   "lock_contended_np4|4|lock_contended ${contended[*]}"
   "idle_wait|2|idle_wait ${idle[*]}"
+  "cache_replacement_reuse|2|cache_replacement --pattern=reuse ${sizes[*]}"
+  "cache_replacement_cyclic|2|cache_replacement --pattern=cyclic ${sizes[*]}"
 )
 
 tmp=$(mktemp)

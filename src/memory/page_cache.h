@@ -1,9 +1,14 @@
 // The cache of remote pages: a fixed number of slots, each holding one page
 // homed elsewhere, plus one twin buffer per slot.
 //
-// Replacement is round-robin over occupied slots (JIAJIA's "round robin
-// way"); the coherence engine decides what evicting a page means (a dirty
-// page's diff goes home first).
+// Replacement is first-in first-out by fetch order (docs/PROTOCOL.md §1):
+// the victim is the page placed (occupy, at its fetch) longest ago. A page
+// invalidated before its turn leaves the queue, and a fetched page joins at
+// the back whichever free slot it lands in, so the most recently fetched
+// pages stay (with 4 slots, all four pages of one instruction). A victim the
+// caller must keep (a page pinned by scopedsm_prepare) goes to the back.
+// The coherence engine decides what evicting a page means (a dirty page's
+// diff goes home first).
 #pragma once
 
 #include <cstddef>
@@ -26,8 +31,12 @@ class PageCache {
 
   // A free slot, or kNoSlot when every slot is occupied.
   uint32_t take_free();
-  // The next occupied slot in round-robin order (the cache must be full).
+  // The occupied slot placed longest ago, or kNoSlot when none is. It moves
+  // to the back of the queue: a caller that must keep it (a page pinned by
+  // scopedsm_prepare) asks again for the next oldest; one that evicts it
+  // calls free().
   uint32_t next_victim();
+  // Places `page` in a slot taken with take_free(); it joins the back of the queue.
   void occupy(uint32_t slot, uint64_t page);
   void free(uint32_t slot);
 
@@ -38,12 +47,20 @@ class PageCache {
 
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;
+  void link_back(uint32_t slot);
+  void unlink(uint32_t slot);
+
   std::vector<uint64_t> pages_;   // page held by each slot, or kEmpty
   std::vector<uint32_t> free_;    // stack of free slots
+  // The queue of occupied slots, oldest first, as a doubly linked list
+  // through the slots: an invalidation frees a slot in the middle in O(1).
+  std::vector<uint32_t> older_;   // towards head_, kNoSlot at the head
+  std::vector<uint32_t> newer_;   // towards tail_, kNoSlot at the tail
+  uint32_t head_ = kNoSlot;       // oldest occupied slot
+  uint32_t tail_ = kNoSlot;       // newest occupied slot
   std::byte* twins_ = nullptr;    // capacity pages, lazily backed
   uint64_t capacity_ = 0;
   size_t page_size_ = 4096;
-  uint32_t hand_ = 0;
 };
 
 }  // namespace scopedsm
