@@ -148,7 +148,7 @@ void Coherence::claim_home(uint64_t page, Access access) {
   PageMeta& m = s_->pages[page];
   const int dir = static_cast<int>(page % static_cast<uint64_t>(s_->size));
   Transport& t = s_->transport;
-  t.send(dir, kTagRequest, encode(HomeClaimMsg{static_cast<uint32_t>(page), true}, t.next_seq()));
+  t.send(dir, kTagRequest, encode(HomeClaimMsg{static_cast<uint32_t>(page)}, t.next_seq()));
   Incoming in = t.await_reply(MsgType::kHomeIs, dir, "a first-touch home (HOMEIS)");
   HomeIsMsg answer;
   Status st = decode_message(in.bytes, MsgType::kHomeIs, s_->limits(), &answer);

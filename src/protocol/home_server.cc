@@ -62,7 +62,7 @@ void HomeServer::on_home_claim(const Incoming& in, Reader* r) {
   int32_t home = kHomeUnknown;
   if (it != directory_.end()) {
     home = it->second;
-  } else if (msg.claim) {
+  } else {  // the first claim wins
     home = in.source;
     directory_.emplace(msg.page, home);
   }

@@ -118,7 +118,6 @@ std::vector<std::byte> encode(const CollectiveDoneMsg& m, uint32_t seq) {
 std::vector<std::byte> encode(const HomeClaimMsg& m, uint32_t seq) {
   Writer w(MsgType::kHomeClaim);
   w.put(m.page);
-  w.put(static_cast<uint8_t>(m.claim ? 1 : 0));
   return w.finish(seq);
 }
 
@@ -226,11 +225,7 @@ Status decode(Reader* r, const Limits& l, CollectiveDoneMsg* m) {
 }
 
 Status decode(Reader* r, const Limits& l, HomeClaimMsg* m) {
-  uint8_t claim = 0;
   TRY(r->get(&m->page));
-  TRY(r->get(&claim));
-  if (claim > 1) return Status::Error("claim flag is neither 0 nor 1");
-  m->claim = claim == 1;
   TRY(check_page(m->page, l));
   return end(r);
 }

@@ -36,7 +36,7 @@ struct CvMsg { uint32_t cv = 0; uint32_t epoch = 0; };  // RESETCV and WAITCV
 struct CvGrantMsg { uint32_t cv = 0; std::vector<WriteNotice> notices; };
 struct CollectiveMsg { std::string call; std::vector<std::byte> blob; };
 struct CollectiveDoneMsg { std::vector<std::vector<std::byte>> blobs; };
-struct HomeClaimMsg { uint32_t page = 0; bool claim = false; };
+struct HomeClaimMsg { uint32_t page = 0; };
 struct HomeIsMsg { uint32_t page = 0; int32_t home = -1; };
 
 // Encoders return a finished message (header included).

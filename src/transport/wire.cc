@@ -22,7 +22,6 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kCollectiveDone: return "COLLGRANT";
     case MsgType::kHomeClaim: return "HOMECLAIM";
     case MsgType::kHomeIs: return "HOMEIS";
-    case MsgType::kStats: return "STAT";
     case MsgType::kShutdown: return "SHUTDOWN";
     case MsgType::kAck: return "ACK";
     case MsgType::kCount: break;

@@ -44,11 +44,10 @@ enum class MsgType : uint16_t {
   kCvGrant = 14,     // cv, notices
   kCollective = 15,  // a checked rendezvous at rank 0 (alloc agreement, exit)
   kCollectiveDone = 16,
-  kHomeClaim = 17,   // first-touch: page, claim? -> kHomeIs
+  kHomeClaim = 17,   // first-touch: page -> kHomeIs
   kHomeIs = 18,      // page, home
-  kStats = 19,       // a process's statistics record, to rank 0 at exit
-  kShutdown = 20,    // every process to every process at exit
-  kAck = 21,         // a state-changing request (SETCV, RESETCV) was applied
+  kShutdown = 19,    // every process to every process at exit
+  kAck = 20,         // a state-changing request (SETCV, RESETCV) was applied
   kCount
 };
 const char* msg_type_name(MsgType type);

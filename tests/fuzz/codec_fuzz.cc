@@ -126,10 +126,7 @@ void check_received(const Bytes& msg, const Limits& l) {
     case MsgType::kHomeClaim: check_message<HomeClaimMsg>(msg, type, l); break;
     case MsgType::kHomeIs: check_message<HomeIsMsg>(msg, type, l); break;
     // DIFF's payload goes to the record loop, which runs on every input.
-    // Nothing decodes a STAT message: the service thread refuses it as a
-    // request and no thread awaits it as a reply.
-    case MsgType::kDiff:
-    case MsgType::kStats: break;
+    case MsgType::kDiff: break;
     // The rest carry no payload (DIFFGRANT, WAIT, WAITGRANT, SHUTDOWN, and
     // acknowledgements added later).
     default: FUZZ_CHECK(decode_empty(&r).ok() == (msg.size() == kHeader)); break;
@@ -236,7 +233,7 @@ void check_valid_accepted(FuzzedDataProvider* in, const Limits& l) {
       accepted(m, MsgType::kCollectiveDone, l);
       break;
     }
-    case 11: if (any_page) accepted(HomeClaimMsg{page(), in->ConsumeBool()}, MsgType::kHomeClaim, l); break;
+    case 11: if (any_page) accepted(HomeClaimMsg{page()}, MsgType::kHomeClaim, l); break;
     case 12:
       if (any_page) accepted(HomeIsMsg{page(), in->ConsumeIntegralInRange<int32_t>(-1, l.ranks - 1)}, MsgType::kHomeIs, l);
       break;

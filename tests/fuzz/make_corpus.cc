@@ -91,8 +91,7 @@ void valid_messages(Out* o) {
   o->write("COLL-stats", encode(CollectiveMsg{"jia_exit", stats_blob(2)}, 14));
   o->write("COLLGRANT-stats", encode(CollectiveDoneMsg{{stats_blob(0), stats_blob(1), stats_blob(2), stats_blob(3)}}, 15));
   o->write("COLLGRANT", encode(CollectiveDoneMsg{{Bytes(4, std::byte{1}), Bytes()}}, 16));
-  o->write("HOMECLAIM", encode(HomeClaimMsg{7, true}, 17));
-  o->write("HOMECLAIM-ask", encode(HomeClaimMsg{8, false}, 18));
+  o->write("HOMECLAIM", encode(HomeClaimMsg{7}, 17));
   o->write("HOMEIS", encode(HomeIsMsg{7, 2}, 19));
   o->write("HOMEIS-unknown", encode(HomeIsMsg{8, -1}, 20));
   // Every type without a payload, and the header of every other type alone.
@@ -145,7 +144,8 @@ void bad_fields(Out* o) {
   o->write("bad-COLL-blob-length", raw(MsgType::kCollective, 1u, 'c', 0xffffffffu));
   o->write("bad-COLLGRANT-count-gt-ranks", encode(CollectiveDoneMsg{std::vector<Bytes>(5)}, 1));
   o->write("bad-COLLGRANT-count-huge", raw(MsgType::kCollectiveDone, 0xffffffffu));
-  o->write("bad-HOMECLAIM-flag", raw(MsgType::kHomeClaim, 7u, uint8_t{2}));
+  // The claim flag HOMECLAIM once carried is now a trailing byte.
+  o->write("bad-HOMECLAIM-old-flag", raw(MsgType::kHomeClaim, 7u, uint8_t{1}));
   o->write("bad-HOMEIS-home-minus2", encode(HomeIsMsg{7, -2}, 1));
   o->write("bad-HOMEIS-home-eq-ranks", encode(HomeIsMsg{7, 4}, 1));
   o->write("bad-WAIT-payload", raw(MsgType::kWait, uint8_t{0}));

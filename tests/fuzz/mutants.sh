@@ -25,7 +25,6 @@ mutants=(
   "diff-overlap-allowed|protocol/diff.cc|if (first < next_word)|if (first + 1 < next_word)"
   "notices-writer-eq-ranks|protocol/notices.cc|n.writer >= ranks|n.writer > ranks"
   "notices-no-count-check|protocol/notices.cc|if (static_cast<uint64_t>(count) * 8 > in->remaining())|if (false)"
-  "homeclaim-flag-2|protocol/messages.cc|if (claim > 1)|if (claim > 2)"
   "homeis-home-minus2|protocol/messages.cc|m->home < -1|m->home < -2"
   "trailing-bytes-ok|protocol/messages.cc|return r->remaining() == 0 ? Status::Ok()|return r->remaining() < 2 ? Status::Ok()"
   "header-length-short-ok|transport/wire.cc|if (h.payload_bytes != size_ - sizeof h)|if (h.payload_bytes > size_ - sizeof h)"
