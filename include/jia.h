@@ -25,7 +25,9 @@ extern int hostc;
 #define jiapid jia_pid
 #define jiahosts hostc
 
-/* Limits. Lock ids are in [0, Maxlocks), condition variables in [0, Maxcondvs). */
+/* Limits. Lock ids are in [0, Maxlocks), condition variables in [0, Maxcondvs).
+ * The runtime defines them once (src/common/limits.h) and checks at compile
+ * time that these equal its values. */
 #define Maxlocks 1024
 #define Maxcondvs 64
 #define Maxhosts 1024

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/limits.h"
 #include "common/status.h"
 #include "protocol/notices.h"
 #include "transport/wire.h"
@@ -21,8 +22,8 @@ namespace scopedsm {
 struct Limits {
   uint64_t pages = 0;  // allocated pages: valid page numbers are below this
   int ranks = 1;
-  int locks = 1024;
-  int condvars = 64;
+  int locks = kMaxLocks;
+  int condvars = kMaxCondvars;
 };
 
 struct GetPageMsg { uint32_t page = 0; uint32_t epoch = 0; };

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/limits.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
@@ -48,8 +49,6 @@ struct RuntimeState {
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages.allocated(), size, kMaxLocks, kMaxCondvars}; }
-  static constexpr int kMaxLocks = 1024;     // = Maxlocks in jia.h
-  static constexpr int kMaxCondvars = 64;    // = Maxcondvs in jia.h
 };
 
 }  // namespace scopedsm

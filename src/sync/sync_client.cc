@@ -1,6 +1,7 @@
 #include "sync/sync_client.h"
 
 #include "common/clock.h"
+#include "common/limits.h"
 #include "common/log.h"
 #include "jia.h"
 #include "protocol/messages.h"
@@ -8,6 +9,10 @@
 #include "sync/lock_manager.h"
 
 namespace scopedsm {
+
+// jia.h spells the limits as literals for C programs; they must be these.
+static_assert(Maxlocks == kMaxLocks, "include/jia.h's Maxlocks differs from kMaxLocks (src/common/limits.h)");
+static_assert(Maxcondvs == kMaxCondvars, "include/jia.h's Maxcondvs differs from kMaxCondvars (src/common/limits.h)");
 
 namespace {
 
@@ -31,16 +36,16 @@ std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writ
 }  // namespace
 
 SyncClient::SyncClient(RuntimeState* state, Coherence* coherence)
-    : s_(state), c_(coherence), seen_(Maxlocks, 0) {}
+    : s_(state), c_(coherence), seen_(kMaxLocks, 0) {}
 
 void SyncClient::check_lock_id(const char* call, int lock) const {
-  if (lock < 0 || lock >= Maxlocks)
-    fatal("%s(%d): lock id out of range; valid ids are 0 to %d (Maxlocks - 1)", call, lock, Maxlocks - 1);
+  if (lock < 0 || lock >= kMaxLocks)
+    fatal("%s(%d): lock id out of range; valid ids are 0 to %d (Maxlocks - 1)", call, lock, kMaxLocks - 1);
 }
 
 void SyncClient::check_cv_id(const char* call, int cv) const {
-  if (cv < 0 || cv >= Maxcondvs)
-    fatal("%s(%d): condition variable out of range; valid ids are 0 to %d (Maxcondvs - 1)", call, cv, Maxcondvs - 1);
+  if (cv < 0 || cv >= kMaxCondvars)
+    fatal("%s(%d): condition variable out of range; valid ids are 0 to %d (Maxcondvs - 1)", call, cv, kMaxCondvars - 1);
 }
 
 void SyncClient::lock(const char* call, int lock) {

@@ -29,8 +29,9 @@ enum AcceptRule : uint8_t {
 constexpr uint64_t kPagesTable[8] = {0, 1, 3, 16, 100, 4096, 1u << 20, 1ull << 32};
 constexpr int kRanksTable[8] = {1, 2, 3, 4, 7, 16, 256, 65536};
 constexpr size_t kPageSizeTable[4] = {4096, 8, 64, 16384};
-constexpr int kLocksTable[4] = {1024, 1, 8, 1 << 20};
-constexpr int kCondvarsTable[4] = {64, 1, 2, 4096};
+// Index 0: the runtime's own limits.
+constexpr int kLocksTable[4] = {kMaxLocks, 1, 8, 1 << 20};
+constexpr int kCondvarsTable[4] = {kMaxCondvars, 1, 2, 4096};
 
 struct Setup {
   Limits limits;

@@ -77,14 +77,14 @@ Bytes diff_message(const std::vector<uint32_t>& pages, size_t page_size, int pat
 void valid_messages(Out* o) {
   o->write("GETP", encode(GetPageMsg{5, 2}, 1));
   o->write("ACQ", encode(AcquireMsg{3, 1, 0}, 2));
-  o->write("ACQ-last-lock", encode(AcquireMsg{1023, 9, 5}, 3));
+  o->write("ACQ-last-lock", encode(AcquireMsg{kMaxLocks - 1, 9, 5}, 3));
   o->write("ACQGRANT", encode(AcquireGrantMsg{3, 4, some_notices()}, 4));
   o->write("ACQGRANT-no-notices", encode(AcquireGrantMsg{3, 4, {}}, 5));
   o->write("REL", encode(ReleaseMsg{3, 1, some_notices()}, 6));
   o->write("BARR", encode(BarrierMsg{0, some_notices()}, 7));
   o->write("BARRGRANT", encode(BarrierGrantMsg{0, some_notices()}, 8));
   o->write("SETCV", encode(CvSetMsg{2, 1, some_notices()}, 9));
-  o->write("RESETCV", encode_cv(MsgType::kCvReset, CvMsg{63, 1}, 10));
+  o->write("RESETCV", encode_cv(MsgType::kCvReset, CvMsg{kMaxCondvars - 1, 1}, 10));
   o->write("WAITCV", encode_cv(MsgType::kCvWait, CvMsg{0, 0}, 11));
   o->write("CVGRANT", encode(CvGrantMsg{2, some_notices()}, 12));
   o->write("COLL", encode(CollectiveMsg{"jia_alloc(4096)", Bytes(8, std::byte{7})}, 13));
@@ -132,14 +132,14 @@ void bad_fields(Out* o) {
   o->write("bad-GETP-page-eq-pages", encode(GetPageMsg{100, 0}, 1));
   o->write("bad-GETP-trailing", raw(MsgType::kGetPage, 1u, 0u, uint8_t{0}));
   o->write("bad-GETP-short", raw(MsgType::kGetPage, 1u));
-  o->write("bad-ACQ-lock", encode(AcquireMsg{1024, 0, 0}, 1));
+  o->write("bad-ACQ-lock", encode(AcquireMsg{kMaxLocks, 0, 0}, 1));
   o->write("bad-notices-count-huge", raw(MsgType::kBarrier, 0u, 0xffffffffu, 1u, 0));
   o->write("bad-notices-count-short", raw(MsgType::kBarrier, 0u, 2u, 1u, 0));
   o->write("bad-notices-writer-eq-ranks", encode(BarrierMsg{0, {{1, 4}}}, 1));
   o->write("bad-notices-writer-minus1", encode(BarrierMsg{0, {{1, -1}}}, 1));
   o->write("bad-notices-writer-minus3", encode(ReleaseMsg{0, 0, {{1, -3}}}, 1));
   o->write("bad-notices-page", encode(CvGrantMsg{0, {{100, 0}}}, 1));
-  o->write("bad-RESETCV-cv", encode_cv(MsgType::kCvReset, CvMsg{64, 0}, 1));
+  o->write("bad-RESETCV-cv", encode_cv(MsgType::kCvReset, CvMsg{kMaxCondvars, 0}, 1));
   o->write("bad-COLL-call-too-long", encode(CollectiveMsg{std::string(4097, 'x'), {}}, 1));
   o->write("bad-COLL-blob-length", raw(MsgType::kCollective, 1u, 'c', 0xffffffffu));
   o->write("bad-COLLGRANT-count-gt-ranks", encode(CollectiveDoneMsg{std::vector<Bytes>(5)}, 1));

@@ -1,0 +1,14 @@
+// How many locks and condition variables a job has: the one definition.
+//
+// include/jia.h keeps JIAJIA's public names for them, Maxlocks and Maxcondvs,
+// as literal macros (C programs size arrays with them, and a public header
+// cannot include this one); src/sync/sync_client.cc, which checks the ids
+// programs pass, asserts at compile time that they equal these.
+#pragma once
+
+namespace scopedsm {
+
+inline constexpr int kMaxLocks = 1024;    // lock ids are 0 .. kMaxLocks - 1
+inline constexpr int kMaxCondvars = 64;   // condition-variable ids are 0 .. kMaxCondvars - 1
+
+}  // namespace scopedsm
