@@ -35,14 +35,19 @@ void NoticeMerge::add(const WriteNotice& n) {
   if (!inserted && it->second != n.writer) it->second = kMultipleWriters;
 }
 
-std::vector<WriteNotice> NoticeMerge::take() {
+std::vector<WriteNotice> NoticeMerge::sorted() const {
   std::vector<WriteNotice> out;
   out.reserve(writer_.size());
   for (const auto& [page, writer] : writer_) out.push_back({page, writer});
-  writer_.clear();
   // Sorted, so the receiver invalidates in address order and can batch
   // protection changes over runs of pages.
   std::sort(out.begin(), out.end(), [](const WriteNotice& a, const WriteNotice& b) { return a.page < b.page; });
+  return out;
+}
+
+std::vector<WriteNotice> NoticeMerge::take() {
+  std::vector<WriteNotice> out = sorted();
+  writer_.clear();
   return out;
 }
 

@@ -27,15 +27,18 @@ void put_notices(Writer* out, const std::vector<WriteNotice>& notices);
 // ids that are neither a rank below `ranks` nor kMultipleWriters.
 Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<WriteNotice>* out);
 
-// The barrier manager's merge: one entry per page; a second, different
-// writer turns it into kMultipleWriters.
+// The merge of the barrier and condition-variable managers: one entry per
+// page; a second, different writer turns it into kMultipleWriters.
 class NoticeMerge {
  public:
   void add(const WriteNotice& n);
   void add_all(const std::vector<WriteNotice>& ns) {
     for (const auto& n : ns) add(n);
   }
+  // The merged notices in page order; sorted() keeps them, take() empties the merge.
+  std::vector<WriteNotice> sorted() const;
   std::vector<WriteNotice> take();
+  void clear() { writer_.clear(); }
   size_t size() const { return writer_.size(); }
 
  private:

@@ -1,7 +1,5 @@
 #include "sync/condvar_manager.h"
 
-#include <algorithm>
-
 #include "common/log.h"
 #include "protocol/messages.h"
 
@@ -19,12 +17,8 @@ CondvarManager::CvState& CondvarManager::cv_state(uint32_t cv, uint32_t epoch, c
 }
 
 void CondvarManager::grant(uint32_t cv, const CvState& c, int rank) {
-  CvGrantMsg msg;
-  msg.cv = cv;
-  msg.notices.reserve(c.notices.size());
-  for (const auto& [page, writer] : c.notices) msg.notices.push_back({page, writer});
-  std::sort(msg.notices.begin(), msg.notices.end(),
-            [](const WriteNotice& a, const WriteNotice& b) { return a.page < b.page; });
+  // Every grant until the next reset carries them all: keep them.
+  CvGrantMsg msg{cv, c.notices.sorted()};
   s_->transport.send(rank, kTagReply, encode(msg, s_->transport.next_seq()));
 }
 
@@ -33,12 +27,7 @@ void CondvarManager::on_set(const Incoming& in, Reader* r) {
   if (Status st = decode(r, s_->limits(), &msg); !st.ok())
     fatal("protocol error: malformed SETCV from rank %d: %s", in.source, st.message().c_str());
   CvState& c = cv_state(msg.cv, msg.epoch, "SETCV", in.source);
-  if (msg.epoch == c.epoch && !s_->test_fault(TestFault::kSkipNotices)) {
-    for (const WriteNotice& n : msg.notices) {
-      auto [it, inserted] = c.notices.try_emplace(n.page, n.writer);
-      if (!inserted && it->second != n.writer) it->second = kMultipleWriters;
-    }
-  }
+  if (msg.epoch == c.epoch && !s_->test_fault(TestFault::kSkipNotices)) c.notices.add_all(msg.notices);
   c.set = true;
   for (int w : c.waiters) grant(msg.cv, c, w);
   c.waiters.clear();

@@ -31,7 +31,7 @@ class CondvarManager {
   struct CvState {
     bool set = false;
     std::vector<int> waiters;
-    std::unordered_map<uint32_t, int32_t> notices;
+    NoticeMerge notices;  // deposited since the last reset or barrier
     uint32_t epoch = 0;
   };
   CvState& cv_state(uint32_t cv, uint32_t epoch, const char* what, int source);

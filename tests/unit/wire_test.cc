@@ -100,5 +100,24 @@ TEST(Notices, MergeMarksPagesWithSeveralWriters) {
   EXPECT_EQ(m.size(), 0u);
 }
 
+TEST(Notices, SortedKeepsTheMergeAndClearEmptiesIt) {
+  // A condition variable's notices go out with every grant until a reset.
+  NoticeMerge m;
+  m.add({9, 2});
+  m.add({3, 0});
+  m.add({9, 1});
+  const auto first = m.sorted();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].page, 3u);
+  EXPECT_EQ(first[0].writer, 0);
+  EXPECT_EQ(first[1].page, 9u);
+  EXPECT_EQ(first[1].writer, kMultipleWriters);
+  EXPECT_EQ(m.size(), 2u);
+  EXPECT_EQ(m.sorted().size(), 2u);
+  m.clear();
+  EXPECT_EQ(m.size(), 0u);
+  EXPECT_TRUE(m.sorted().empty());
+}
+
 }  // namespace
 }  // namespace scopedsm
