@@ -12,35 +12,52 @@
 
 namespace scopedsm {
 
-Coherence::Coherence(RuntimeState* state, bool node_shared)
-    : s_(state),
-      message_source_(&state->transport, state->region.page_size()),
-      node_source_(&state->region, &state->node) {
-  pending_.resize(static_cast<size_t>(s_->size));
-  pending_pages_.resize(static_cast<size_t>(s_->size));
-  sources_.resize(static_cast<size_t>(s_->size));
-  node_homes_.resize(static_cast<size_t>(s_->size), false);
-  for (int r = 0; r < s_->size; ++r) {
-    const bool near = node_shared && r != s_->rank && s_->node.same_node(r);
+Coherence::Coherence(const CoherenceParts& p)
+    : rank_(p.rank),
+      size_(p.size),
+      write_detect_all_(p.write_detect_all),
+      test_faults_(p.test_faults),
+      node_(p.node),
+      transport_(p.transport),
+      region_(p.region),
+      pages_(p.pages),
+      cache_(p.cache),
+      stack_(p.stack),
+      stats_(p.stats),
+      message_source_(p.transport, p.region->page_size()),
+      node_source_(p.region, p.node) {
+  pending_.resize(static_cast<size_t>(size_));
+  pending_pages_.resize(static_cast<size_t>(size_));
+  sources_.resize(static_cast<size_t>(size_));
+  node_homes_.resize(static_cast<size_t>(size_), false);
+  for (int r = 0; r < size_; ++r) {
+    const bool near = p.node_shared && r != rank_ && node_->same_node(r);
     node_homes_[static_cast<size_t>(r)] = near;
     sources_[static_cast<size_t>(r)] = near ? static_cast<PageSource*>(&node_source_) : &message_source_;
   }
+}
+
+void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
+  invalidate(notices);
+  untrap_after_barrier(notices, epoch_);
+  ++epoch_;
+  stack_->set_epoch(epoch_);
 }
 
 // ---------------------------------------------------------------------------
 // Faults
 
 void Coherence::handle_fault(uint64_t page, Access access) {
-  PageMeta& m = s_->pages[page];
+  PageMeta& m = (*pages_)[page];
   const bool write = access == Access::kWrite;
   switch (m.state) {
     case PageState::kUnallocated:
       fatal("touched shared address %p, which is not part of any allocation (allocated: %" PRIu64
             " pages from %p); allocate it with jia_alloc/scopedsm_alloc first",
-            static_cast<void*>(s_->region.app(page)), s_->pages.allocated(), static_cast<void*>(s_->region.base()));
+            static_cast<void*>(region_->app(page)), pages_->allocated(), static_cast<void*>(region_->base()));
     case PageState::kInvalid:
-      if (write) ++s_->stats.app.write_faults;
-      else ++s_->stats.app.read_faults;
+      if (write) ++stats_->write_faults;
+      else ++stats_->read_faults;
       if (m.home.load(std::memory_order_relaxed) == kHomeUnknown) {
         claim_home(page, access);
       } else {
@@ -48,11 +65,11 @@ void Coherence::handle_fault(uint64_t page, Access access) {
       }
       return;
     case PageState::kReadOnly:
-      ++s_->stats.app.write_faults;
+      ++stats_->write_faults;
       make_writable(page);
       return;
     case PageState::kHomeClean:
-      ++s_->stats.app.write_faults;
+      ++stats_->write_faults;
       home_write(page);
       return;
     case PageState::kReadWrite:
@@ -61,23 +78,23 @@ void Coherence::handle_fault(uint64_t page, Access access) {
       break;
   }
   fatal("internal error: fault at %p on page %" PRIu64 " which is %s (protection %d)",
-        static_cast<void*>(s_->region.app(page)), page, page_state_name(m.state),
-        static_cast<int>(s_->region.prot(page)));
+        static_cast<void*>(region_->app(page)), page, page_state_name(m.state),
+        static_cast<int>(region_->prot(page)));
 }
 
 void Coherence::prepare(uint64_t first, uint64_t count, Access access) {
   uint64_t remote = 0;
   for (uint64_t p = first; p < first + count; ++p)
-    if (!is_home_state(s_->pages[p].state)) ++remote;
-  if (remote > s_->cache.capacity())
+    if (!is_home_state((*pages_)[p].state)) ++remote;
+  if (remote > cache_->capacity())
     fatal("scopedsm_prepare: %" PRIu64 " pages homed elsewhere cannot all be cached at once (SCOPEDSM_CACHE_PAGES=%" PRIu64
           "); prepare a smaller range, or copy through a private buffer",
-          remote, s_->cache.capacity());
+          remote, cache_->capacity());
   // While this range is being made valid, its own pages are not evicted.
   pin_first_ = first;
   pin_end_ = first + count;
   for (uint64_t p = first; p < first + count; ++p) {
-    PageState st = s_->pages[p].state;
+    PageState st = (*pages_)[p].state;
     bool ok = access == Access::kWrite
                   ? (st == PageState::kReadWrite || st == PageState::kHomeDirty || st == PageState::kHomeUntrapped)
                   : (st != PageState::kInvalid && st != PageState::kUnallocated);
@@ -87,21 +104,21 @@ void Coherence::prepare(uint64_t first, uint64_t count, Access access) {
 }
 
 uint32_t Coherence::obtain_slot(uint64_t page) {
-  uint32_t slot = s_->cache.take_free();
+  uint32_t slot = cache_->take_free();
   if (slot == kNoSlot) {
-    uint32_t victim = s_->cache.next_victim();
-    while (s_->cache.page_in(victim) >= pin_first_ && s_->cache.page_in(victim) < pin_end_)
-      victim = s_->cache.next_victim();  // terminates: prepare() pins fewer pages than the cache holds
+    uint32_t victim = cache_->next_victim();
+    while (cache_->page_in(victim) >= pin_first_ && cache_->page_in(victim) < pin_end_)
+      victim = cache_->next_victim();  // terminates: prepare() pins fewer pages than the cache holds
     evict(victim);
-    slot = s_->cache.take_free();
+    slot = cache_->take_free();
   }
-  s_->cache.occupy(slot, page);
-  s_->pages[page].slot = slot;
+  cache_->occupy(slot, page);
+  (*pages_)[page].slot = slot;
   return slot;
 }
 
 void Coherence::fetch(uint64_t page, bool for_write) {
-  PageMeta& m = s_->pages[page];
+  PageMeta& m = (*pages_)[page];
   const int home = m.home.load(std::memory_order_relaxed);
   const uint64_t t0 = now_ns();
   uint32_t slot = obtain_slot(page);
@@ -111,16 +128,16 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   // home on this node are never pending: they are merged at once.)
   if (m.pending_diff) send_pending(home);
   PageSource* source = source_for(home);
-  source->fetch(page, home, s_->epoch, s_->region.alias(page));
-  ++s_->stats.app.remote_fetches;
-  if (source == &node_source_) ++s_->stats.app.node_fetches;
-  s_->stats.app.t_fetch_wait_ns += now_ns() - t0;
+  source->fetch(page, home, epoch_, region_->alias(page));
+  ++stats_->remote_fetches;
+  if (source == &node_source_) ++stats_->node_fetches;
+  stats_->t_fetch_wait_ns += now_ns() - t0;
 
   if (for_write) {
-    std::memcpy(s_->cache.twin(slot), s_->region.alias(page), s_->region.page_size());
-    ++s_->stats.app.twins;
+    std::memcpy(cache_->twin(slot), region_->alias(page), region_->page_size());
+    ++stats_->twins;
     transition(page, PageState::kReadWrite, "page fault");
-    s_->stack.note(static_cast<uint32_t>(page));
+    stack_->note(static_cast<uint32_t>(page));
     mark_dirty(page);
   } else {
     transition(page, PageState::kReadOnly, "page fault");
@@ -128,43 +145,43 @@ void Coherence::fetch(uint64_t page, bool for_write) {
 }
 
 void Coherence::make_writable(uint64_t page) {
-  PageMeta& m = s_->pages[page];
-  std::memcpy(s_->cache.twin(m.slot), s_->region.alias(page), s_->region.page_size());
-  ++s_->stats.app.twins;
+  PageMeta& m = (*pages_)[page];
+  std::memcpy(cache_->twin(m.slot), region_->alias(page), region_->page_size());
+  ++stats_->twins;
   transition(page, PageState::kReadWrite, "page fault");
-  s_->stack.note(static_cast<uint32_t>(page));
+  stack_->note(static_cast<uint32_t>(page));
   mark_dirty(page);
 }
 
 void Coherence::home_write(uint64_t page) {
   transition(page, PageState::kHomeDirty, "page fault");
-  s_->stack.note(static_cast<uint32_t>(page));
+  stack_->note(static_cast<uint32_t>(page));
   mark_dirty(page);
 }
 
 void Coherence::claim_home(uint64_t page, Access access) {
   // First touch: the page's directory entry lives at rank page % size; the
   // first claim it receives wins.
-  PageMeta& m = s_->pages[page];
-  const int dir = static_cast<int>(page % static_cast<uint64_t>(s_->size));
-  Transport& t = s_->transport;
+  PageMeta& m = (*pages_)[page];
+  const int dir = static_cast<int>(page % static_cast<uint64_t>(size_));
+  Transport& t = *transport_;
   t.send(dir, kTagRequest, encode(HomeClaimMsg{static_cast<uint32_t>(page)}, t.next_seq()));
   Incoming in = t.await_reply(MsgType::kHomeIs, dir, "a first-touch home (HOMEIS)");
   HomeIsMsg answer;
-  Status st = decode_message(in.bytes, MsgType::kHomeIs, s_->limits(), &answer);
+  Status st = decode_message(in.bytes, MsgType::kHomeIs, Limits{pages_->allocated(), size_}, &answer);
   if (!st.ok() || answer.page != page || answer.home < 0)
     fatal("protocol error: bad HOMEIS reply from rank %d for page %" PRIu64 ": %s", dir, page,
           st.ok() ? "wrong page or no home" : st.message().c_str());
   const int home = answer.home;
-  ++s_->stats.app.home_claims;
+  ++stats_->home_claims;
   m.home.store(home, std::memory_order_release);
-  if (home != s_->rank) {
+  if (home != rank_) {
     fetch(page, access == Access::kWrite);
     return;
   }
   // We are the home. Nobody can hold a copy unless someone fetched the page
   // between the claim and now (its zeros); then writes must stay trapped.
-  if (!s_->config.write_detect_all && s_->region.share().try_untrap_fresh(static_cast<uint32_t>(page))) {
+  if (!write_detect_all_ && region_->share().try_untrap_fresh(static_cast<uint32_t>(page))) {
     transition(page, PageState::kHomeUntrapped, "page fault");
     return;
   }
@@ -173,9 +190,9 @@ void Coherence::claim_home(uint64_t page, Access access) {
 }
 
 void Coherence::evict(uint32_t slot) {
-  uint64_t page = s_->cache.page_in(slot);
-  PageMeta& m = s_->pages[page];
-  ++s_->stats.app.evictions;
+  uint64_t page = cache_->page_in(slot);
+  PageMeta& m = (*pages_)[page];
+  ++stats_->evictions;
   if (m.state == PageState::kReadWrite) {
     // A dirty page's writes go home before its copy goes: nothing is lost,
     // and a later fetch of the page sees them.
@@ -183,7 +200,7 @@ void Coherence::evict(uint32_t slot) {
     // On its way home now; a later fetch of the page is ordered after it,
     // and the next release waits for its acknowledgement.
     send_pending(m.home.load(std::memory_order_relaxed));
-    ++s_->stats.app.dirty_evictions;
+    ++stats_->dirty_evictions;
   }
   std::vector<uint32_t> one{static_cast<uint32_t>(page)};
   drop_copies(one);
@@ -193,8 +210,8 @@ void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
   if (sorted_pages.empty()) return;
   transition_runs(sorted_pages, PageState::kInvalid, "invalidation");
   for (uint32_t p : sorted_pages) {
-    PageMeta& m = s_->pages[p];
-    s_->cache.free(m.slot);
+    PageMeta& m = (*pages_)[p];
+    cache_->free(m.slot);
     m.slot = kNoSlot;
     // The memory stays for now: a later fetch of the page (an iterative
     // program fetches the same pages again after every invalidation) then
@@ -205,7 +222,7 @@ void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
       stale_.push_back(p);
     }
   }
-  if (stale_.size() > s_->cache.capacity()) discard_stale();
+  if (stale_.size() > cache_->capacity()) discard_stale();
 }
 
 void Coherence::discard_stale() {
@@ -214,7 +231,7 @@ void Coherence::discard_stale() {
   std::vector<uint32_t> gone;
   gone.reserve(stale_.size());
   for (uint32_t p : stale_) {
-    PageMeta& m = s_->pages[p];
+    PageMeta& m = (*pages_)[p];
     m.stale_listed = false;
     if (m.state == PageState::kInvalid) gone.push_back(p);  // not fetched again meanwhile
   }
@@ -224,14 +241,14 @@ void Coherence::discard_stale() {
   while (i < gone.size()) {
     size_t j = i + 1;
     while (j < gone.size() && gone[j] == gone[j - 1] + 1) ++j;
-    s_->region.discard(gone[i], j - i);
+    region_->discard(gone[i], j - i);
     i = j;
   }
-  s_->stats.app.stale_discards += gone.size();
+  stats_->stale_discards += gone.size();
 }
 
 void Coherence::mark_dirty(uint64_t page) {
-  PageMeta& m = s_->pages[page];
+  PageMeta& m = (*pages_)[page];
   if (m.in_dirty_list) return;
   m.in_dirty_list = true;
   dirty_.push_back(static_cast<uint32_t>(page));
@@ -241,31 +258,31 @@ void Coherence::mark_dirty(uint64_t page) {
 // Intervals and diffs
 
 void Coherence::make_diff(uint64_t page) {
-  PageMeta& m = s_->pages[page];
-  if (s_->test_fault(TestFault::kSkipDiff)) return;  // negative control: writes are lost
+  PageMeta& m = (*pages_)[page];
+  if (test_fault(TestFault::kSkipDiff)) return;  // negative control: writes are lost
   const int home = m.home.load(std::memory_order_relaxed);
   const uint64_t t0 = now_ns();
   size_t changed = 0;
   if (node_homes_[static_cast<size_t>(home)]) {
     // The home is on this node: the changed bytes go straight into its
     // memory, now. Nothing is pending and nothing needs acknowledging.
-    changed = merge_diff(s_->region.peer_page(s_->node.local_index(home), page), s_->region.alias(page),
-                         s_->cache.twin(m.slot), s_->region.page_size());
-    if (changed != 0) ++s_->stats.app.node_diffs;
+    changed = merge_diff(region_->peer_page(node_->local_index(home), page), region_->alias(page),
+                         cache_->twin(m.slot), region_->page_size());
+    if (changed != 0) ++stats_->node_diffs;
   } else {
     auto& w = pending_[static_cast<size_t>(home)];
     if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
-    changed = encode_diff(static_cast<uint32_t>(page), s_->region.alias(page), s_->cache.twin(m.slot),
-                          s_->region.page_size(), w.get());
+    changed = encode_diff(static_cast<uint32_t>(page), region_->alias(page), cache_->twin(m.slot),
+                          region_->page_size(), w.get());
     if (changed != 0 && !m.pending_diff) {
       m.pending_diff = true;
       pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));
     }
   }
-  s_->stats.app.t_diff_make_ns += now_ns() - t0;
+  stats_->t_diff_make_ns += now_ns() - t0;
   if (changed == 0) return;
-  ++s_->stats.app.diffs_made;
-  s_->stats.app.diff_bytes_made += changed;
+  ++stats_->diffs_made;
+  stats_->diff_bytes_made += changed;
 }
 
 void Coherence::close_interval() {
@@ -276,7 +293,7 @@ void Coherence::close_interval() {
   downgrade.reserve(dirty_.size());
   std::vector<uint32_t> home_downgrade;
   for (uint32_t p : dirty_) {
-    PageMeta& m = s_->pages[p];
+    PageMeta& m = (*pages_)[p];
     m.in_dirty_list = false;
     if (m.state == PageState::kReadWrite) {
       make_diff(p);
@@ -297,25 +314,25 @@ void Coherence::send_pending(int home) {
     w.reset();
     return;
   }
-  Transport& t = s_->transport;
+  Transport& t = *transport_;
   t.send(home, kTagRequest, w->finish(t.next_seq()));
   t.expect_ack(home);
   w.reset();
-  for (uint32_t p : pages) s_->pages[p].pending_diff = false;
+  for (uint32_t p : pages) (*pages_)[p].pending_diff = false;
   pages.clear();
 }
 
 void Coherence::flush_diffs(int ordered_with) {
-  for (int h = 0; h < s_->size; ++h) send_pending(h);
-  s_->transport.wait_acks(ordered_with);
+  for (int h = 0; h < size_; ++h) send_pending(h);
+  transport_->wait_acks(ordered_with);
 }
 
 void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
-  if (s_->test_fault(TestFault::kSkipInvalidate)) return;  // negative control: stale reads
+  if (test_fault(TestFault::kSkipInvalidate)) return;  // negative control: stale reads
   std::vector<uint32_t> drop;
   for (const WriteNotice& n : notices) {
-    if (n.writer == s_->rank) continue;  // only we wrote it: our copy is current
-    PageMeta& m = s_->pages[n.page];
+    if (n.writer == rank_) continue;  // only we wrote it: our copy is current
+    PageMeta& m = (*pages_)[n.page];
     if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite) {
       if (m.state == PageState::kReadWrite)
         fatal("internal error: write notice for page %u while it is still being written", n.page);
@@ -324,7 +341,7 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
   }
   std::sort(drop.begin(), drop.end());
   drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
-  s_->stats.app.invalidations += drop.size();
+  stats_->invalidations += drop.size();
   drop_copies(drop);
 }
 
@@ -332,13 +349,13 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
 // Adaptive write detection
 
 void Coherence::drain_retraps() {
-  s_->region.share().drain(&retraps_);
+  region_->share().drain(&retraps_);
   for (uint32_t p : retraps_) {
     // The copy taken may be older than writes we made since, in any open
     // critical section: every open level gets the notice.
-    s_->stack.note_everywhere(p);
-    ++s_->stats.app.retraps;
-    if (s_->pages[p].state == PageState::kHomeUntrapped) {
+    stack_->note_everywhere(p);
+    ++stats_->retraps;
+    if ((*pages_)[p].state == PageState::kHomeUntrapped) {
       transition(p, PageState::kHomeDirty, "synchronization");
       mark_dirty(p);
     }
@@ -346,19 +363,19 @@ void Coherence::drain_retraps() {
 }
 
 void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch) {
-  if (s_->config.write_detect_all) return;
+  if (write_detect_all_) return;
   std::vector<uint32_t> untrap;
   for (const WriteNotice& n : notices) {
     // Only a notice that makes every other process drop its copy will do:
     // written by us alone or by several (a page written only by another
     // process stays cached there).
-    if (n.writer != s_->rank && n.writer != kMultipleWriters) continue;
-    if (s_->pages[n.page].state != PageState::kHomeClean) continue;
-    if (s_->region.share().try_untrap(n.page, completed_epoch)) untrap.push_back(n.page);
+    if (n.writer != rank_ && n.writer != kMultipleWriters) continue;
+    if ((*pages_)[n.page].state != PageState::kHomeClean) continue;
+    if (region_->share().try_untrap(n.page, completed_epoch)) untrap.push_back(n.page);
   }
   std::sort(untrap.begin(), untrap.end());
   transition_runs(untrap, PageState::kHomeUntrapped, "barrier");
-  s_->stats.app.untraps += untrap.size();
+  stats_->untraps += untrap.size();
 }
 
 // ---------------------------------------------------------------------------
@@ -366,17 +383,17 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
 
 void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
                             const char* call) {
-  const bool adaptive = !s_->config.write_detect_all;
+  const bool adaptive = !write_detect_all_;
   std::vector<uint32_t> homes;
   for (uint64_t p = first; p < first + count; ++p) {
-    PageMeta& m = s_->pages[p];
+    PageMeta& m = (*pages_)[p];
     int32_t h = home_of(p);
     m.home.store(h, std::memory_order_relaxed);
     m.slot = kNoSlot;
     m.in_dirty_list = false;
     m.pending_diff = false;
-    if (h == s_->rank) {
-      s_->region.share().reset(static_cast<uint32_t>(p), adaptive);
+    if (h == rank_) {
+      region_->share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));
     } else {
       transition(p, PageState::kInvalid, call);  // no access, as unallocated pages: no mprotect
@@ -387,8 +404,8 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
 
 void Coherence::transition(uint64_t page, PageState to, const char* context) {
   const Prot prot = prot_for(to);
-  if (s_->region.prot(page) != prot) set_prot(page, 1, prot, context);
-  s_->pages[page].state = to;
+  if (region_->prot(page) != prot) set_prot(page, 1, prot, context);
+  (*pages_)[page].state = to;
 }
 
 void Coherence::transition_runs(const std::vector<uint32_t>& sorted, PageState to, const char* context) {
@@ -400,23 +417,23 @@ void Coherence::transition_runs(const std::vector<uint32_t>& sorted, PageState t
     set_prot(sorted[i], j - i, prot, context);
     i = j;
   }
-  for (uint32_t p : sorted) s_->pages[p].state = to;
+  for (uint32_t p : sorted) (*pages_)[p].state = to;
 }
 
 void Coherence::set_prot(uint64_t first, uint64_t count, Prot prot, const char* context) {
-  Status s = s_->region.protect(first, count, prot);
+  Status s = region_->protect(first, count, prot);
   if (s.ok()) return;
   if (!in_relief_) {
     relieve_map_pressure();
-    s = s_->region.protect(first, count, prot);
+    s = region_->protect(first, count, prot);
     if (s.ok()) return;
   }
   fatal("%s: cannot change the protection of %" PRIu64 " page(s) at %p: %s. The shared region has %" PRIu64
         " protection boundaries and this machine's vm.max_map_count leaves room for about %" PRIu64
         ". Place homes in larger blocks (jia_alloc3 with a bigger block, or jia_alloc2p), use a smaller "
         "SCOPEDSM_CACHE_PAGES, or raise vm.max_map_count.",
-        context, count, static_cast<void*>(s_->region.app(first)), s.message().c_str(), s_->region.boundaries(),
-        s_->region.boundary_budget());
+        context, count, static_cast<void*>(region_->app(first)), s.message().c_str(), region_->boundaries(),
+        region_->boundary_budget());
 }
 
 void Coherence::relieve_map_pressure() {
@@ -424,10 +441,10 @@ void Coherence::relieve_map_pressure() {
   // never adds a boundary.
   in_relief_ = true;
   std::vector<uint32_t> clean;
-  for (uint64_t slot = 0; slot < s_->cache.capacity(); ++slot) {
-    uint64_t page = s_->cache.page_in(static_cast<uint32_t>(slot));
-    if (page >= s_->pages.num_pages()) continue;
-    if (s_->pages[page].state == PageState::kReadOnly) clean.push_back(static_cast<uint32_t>(page));
+  for (uint64_t slot = 0; slot < cache_->capacity(); ++slot) {
+    uint64_t page = cache_->page_in(static_cast<uint32_t>(slot));
+    if (page >= pages_->num_pages()) continue;
+    if ((*pages_)[page].state == PageState::kReadOnly) clean.push_back(static_cast<uint32_t>(page));
   }
   std::sort(clean.begin(), clean.end());
   SCOPEDSM_LOG(LogLevel::kInfo, "protection boundaries near the vm.max_map_count budget: dropping %zu clean cached pages",

@@ -6,8 +6,11 @@
 // applies write notices (invalidate stale copies). docs/PROTOCOL.md lists
 // every state transition made here.
 //
-// All methods run on the application thread; handle_fault runs inside the
-// SIGSEGV handler.
+// Thread owner: the application thread, for every method and every field;
+// handle_fault runs inside the SIGSEGV handler (runtime/fault_handler.h
+// states what that allows). The only state it shares with other threads is
+// the region's memory and HomeShare and PageMeta::home, which the service
+// thread reads.
 #pragma once
 
 #include <cstdint>
@@ -15,19 +18,52 @@
 #include <memory>
 #include <vector>
 
+#include "common/config.h"
+#include "memory/page_cache.h"
+#include "memory/page_table.h"
+#include "memory/region.h"
+#include "protocol/lock_stack.h"
+#include "protocol/messages.h"
 #include "protocol/notices.h"
 #include "protocol/page_source.h"
-#include "runtime/state.h"
+#include "stats/stats.h"
+#include "transport/node.h"
+#include "transport/transport.h"
 
 namespace scopedsm {
 
 enum class Access { kRead, kWrite, kUnknown };
 
+// What the coherence engine works with. The runtime owns every part and
+// keeps it alive as long as the engine.
+struct CoherenceParts {
+  int rank = 0;
+  int size = 1;
+  bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
+  uint32_t test_faults = 0;       // TestFault bits (negative controls only)
+  bool node_shared = false;       // the region has mapped the node peers' memory
+  const NodeTopology* node = nullptr;
+  Transport* transport = nullptr;
+  Region* region = nullptr;
+  PageTable* pages = nullptr;
+  PageCache* cache = nullptr;
+  LockStack* stack = nullptr;
+  AppCounters* stats = nullptr;
+};
+
 class Coherence {
  public:
-  // With `node_shared`, pages homed on this node are copied from the home's
-  // memory and diffs merged into it (the region must have mapped its peers).
-  Coherence(RuntimeState* state, bool node_shared);
+  // With parts.node_shared, pages homed on this node are copied from the
+  // home's memory and diffs merged into it.
+  explicit Coherence(const CoherenceParts& parts);
+
+  // Barriers this process has completed. Messages that carry write notices
+  // carry it too, so a lock or condition-variable home can tell notices
+  // made before the latest barrier (already covered by it) from newer ones.
+  uint32_t epoch() const { return epoch_; }
+  // A barrier completed with the merged `notices`: invalidates, untraps the
+  // home pages nobody holds a copy of any more, and starts the next epoch.
+  void finish_barrier(const std::vector<WriteNotice>& notices);
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
@@ -52,9 +88,6 @@ class Coherence {
   // Drops cached copies named by `notices`, except pages this process alone
   // wrote (it already sees its own writes) and pages homed here.
   void invalidate(const std::vector<WriteNotice>& notices);
-  // After barrier `completed_epoch`: stops trapping writes to home pages
-  // whose every remote copy that barrier invalidated.
-  void untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch);
 
   // Sets up a new allocation's pages; home_of(page) gives each page's home
   // (or kHomeUnknown). `call` names the API call for error messages.
@@ -62,6 +95,10 @@ class Coherence {
                    const char* call);
 
  private:
+  bool test_fault(TestFault f) const { return (test_faults_ & static_cast<uint32_t>(f)) != 0; }
+  // After barrier `completed_epoch`: stops trapping writes to home pages
+  // whose every remote copy that barrier invalidated.
+  void untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch);
   void fetch(uint64_t page, bool for_write);
   void make_writable(uint64_t page);
   void home_write(uint64_t page);
@@ -81,7 +118,18 @@ class Coherence {
   void set_prot(uint64_t first, uint64_t count, Prot prot, const char* context);
   void relieve_map_pressure();
 
-  RuntimeState* s_;
+  const int rank_;
+  const int size_;
+  const bool write_detect_all_;
+  const uint32_t test_faults_;
+  const NodeTopology* const node_;
+  Transport* const transport_;
+  Region* const region_;
+  PageTable* const pages_;
+  PageCache* const cache_;
+  LockStack* const stack_;
+  AppCounters* const stats_;
+  uint32_t epoch_ = 0;
   MessageSource message_source_;
   NodeCopySource node_source_;
   std::vector<PageSource*> sources_;  // per home rank

@@ -17,26 +17,26 @@ namespace {
 
 void HomeServer::on_get_page(const Incoming& in, Reader* r) {
   GetPageMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok()) bad_request("GETP", in.source, st.message());
-  int32_t home = s_->pages[msg.page].home.load(std::memory_order_acquire);
+  if (Status st = decode(r, limits(), &msg); !st.ok()) bad_request("GETP", in.source, st.message());
+  int32_t home = (*pages_)[msg.page].home.load(std::memory_order_acquire);
   // kHomeUnknown is legal under first touch: the directory named us, the
   // requester heard first, and our application thread has not yet.
-  if (home != s_->rank && home != kHomeUnknown)
+  if (home != rank_ && home != kHomeUnknown)
     bad_request("GETP", in.source, "page " + std::to_string(msg.page) + " is homed at rank " + std::to_string(home));
 
   // Record that a copy goes out in this epoch (adaptive write detection),
   // before it is read.
-  s_->region.share().record_copy(msg.page, msg.epoch);
-  s_->transport.send_page(in.source, s_->region.alias(msg.page), s_->region.page_size());
-  s_->stats.service.pages_served.fetch_add(1, std::memory_order_relaxed);
+  region_->share().record_copy(msg.page, msg.epoch);
+  transport_->send_page(in.source, region_->alias(msg.page), region_->page_size());
+  stats_->pages_served.fetch_add(1, std::memory_order_relaxed);
 }
 
 std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {
   auto* hs = static_cast<HomeServer*>(self);
-  if (page >= hs->s_->pages.allocated()) return nullptr;
-  int32_t home = hs->s_->pages[page].home.load(std::memory_order_acquire);
-  if (home != hs->s_->rank && home != kHomeUnknown) return nullptr;
-  return hs->s_->region.alias(page);
+  if (page >= hs->pages_->allocated()) return nullptr;
+  int32_t home = (*hs->pages_)[page].home.load(std::memory_order_acquire);
+  if (home != hs->rank_ && home != kHomeUnknown) return nullptr;
+  return hs->region_->alias(page);
 }
 
 void HomeServer::on_diff(const Incoming& in, Reader* r) {
@@ -44,19 +44,19 @@ void HomeServer::on_diff(const Incoming& in, Reader* r) {
   while (r->remaining() > 0) {
     uint32_t page = 0;
     size_t changed = 0;
-    Status st = apply_diff(r, s_->region.page_size(), &HomeServer::locate_home_page, this, &page, &changed);
+    Status st = apply_diff(r, region_->page_size(), &HomeServer::locate_home_page, this, &page, &changed);
     if (!st.ok()) bad_request("DIFF", in.source, st.message());
-    s_->stats.service.diffs_applied.fetch_add(1, std::memory_order_relaxed);
-    s_->stats.service.diff_bytes_applied.fetch_add(changed, std::memory_order_relaxed);
+    stats_->diffs_applied.fetch_add(1, std::memory_order_relaxed);
+    stats_->diff_bytes_applied.fetch_add(changed, std::memory_order_relaxed);
   }
-  s_->stats.service.t_diff_apply_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
-  s_->transport.send(in.source, kTagReply, encode_empty(MsgType::kDiffAck, s_->transport.next_seq()));
+  stats_->t_diff_apply_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
+  transport_->send(in.source, kTagReply, encode_empty(MsgType::kDiffAck, transport_->next_seq()));
 }
 
 void HomeServer::on_home_claim(const Incoming& in, Reader* r) {
   HomeClaimMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok()) bad_request("HOMECLAIM", in.source, st.message());
-  if (msg.page % static_cast<uint32_t>(s_->size) != static_cast<uint32_t>(s_->rank))
+  if (Status st = decode(r, limits(), &msg); !st.ok()) bad_request("HOMECLAIM", in.source, st.message());
+  if (msg.page % static_cast<uint32_t>(size_) != static_cast<uint32_t>(rank_))
     bad_request("HOMECLAIM", in.source, "page " + std::to_string(msg.page) + " has no directory entry here");
   auto it = directory_.find(msg.page);
   int32_t home = kHomeUnknown;
@@ -66,7 +66,7 @@ void HomeServer::on_home_claim(const Incoming& in, Reader* r) {
     home = in.source;
     directory_.emplace(msg.page, home);
   }
-  s_->transport.send(in.source, kTagReply, encode(HomeIsMsg{msg.page, home}, s_->transport.next_seq()));
+  transport_->send(in.source, kTagReply, encode(HomeIsMsg{msg.page, home}, transport_->next_seq()));
 }
 
 }  // namespace scopedsm

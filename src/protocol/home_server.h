@@ -2,19 +2,28 @@
 //   GETP       send the page's current contents to the requester
 //   DIFF       apply a writer's diffs to home pages, then acknowledge
 //   HOMECLAIM  first-touch directory: the first claimant of a page is its home
+//
+// Thread owner: whichever thread serves (the service thread, or the
+// application thread while it waits); Service's serve mutex makes them take
+// turns, so the directory needs no lock of its own.
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
 
-#include "runtime/state.h"
+#include "memory/page_table.h"
+#include "memory/region.h"
+#include "protocol/messages.h"
+#include "stats/stats.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
 
 class HomeServer {
  public:
-  explicit HomeServer(RuntimeState* state) : s_(state) {}
+  HomeServer(int rank, int size, Transport* transport, Region* region, const PageTable* pages,
+             ServiceCounters* stats)
+      : rank_(rank), size_(size), transport_(transport), region_(region), pages_(pages), stats_(stats) {}
 
   void on_get_page(const Incoming& in, Reader* r);
   void on_diff(const Incoming& in, Reader* r);
@@ -22,7 +31,14 @@ class HomeServer {
 
  private:
   static std::byte* locate_home_page(void* self, uint32_t page);
-  RuntimeState* s_;
+  Limits limits() const { return Limits{pages_->allocated(), size_}; }
+
+  const int rank_;
+  const int size_;
+  Transport* const transport_;
+  Region* const region_;
+  const PageTable* const pages_;
+  ServiceCounters* const stats_;
   std::unordered_map<uint32_t, int32_t> directory_;  // first-touch homes decided here
 };
 

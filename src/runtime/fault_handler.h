@@ -5,6 +5,39 @@
 // application's own, chained), or, if there was none, gets the default
 // action back: the process dies with a core dump as it would without
 // ScopeDSM.
+//
+// Contract of the region callback (Runtime::on_region_fault, then
+// Coherence::handle_fault), which runs inside this signal handler:
+//
+// What it may do. Everything the application thread may do outside a
+// handler: call MPI, allocate, take the runtime's mutexes (the transport's
+// outbox and mailbox, the service's serve mutex), and wait for replies.
+// While it waits it also serves other processes' requests
+// (Transport::wait_until runs the idle work, Service::serve_pending): the
+// fault handler re-enters the request dispatcher, on purpose, so that a
+// process that faults still answers its peers.
+//
+// Why that is safe:
+//  1. Only the application thread's faults are handled; a fault from any
+//     other thread is reported as an error before anything else happens.
+//  2. A region fault is raised only by an access through the application's
+//     view of the region. The runtime never touches that view: it reads and
+//     writes page contents through its alias view and its node peers'
+//     views, which are always accessible. So the fault never interrupts the
+//     runtime itself (no runtime mutex is held, no runtime MPI call or
+//     allocation is in progress on this thread).
+//  3. The application itself is not inside MPI or malloc either, unless it
+//     hands an invalid shared page to a library or the kernel. The
+//     runtime's own calls that do so (jia_send, jia_recv and the other
+//     message-passing calls) first make the range valid with
+//     Runtime::prepare, which faults nothing; a program that passes shared
+//     memory to MPI directly must call scopedsm_prepare first (README,
+//     "Shared memory and system calls").
+//  4. Serving inside the handler cannot fault again or wait: request
+//     handlers use only the alias view and never wait for another process
+//     (docs/PROTOCOL.md, "Deadlock freedom"), and Service's serve mutex is
+//     tried, never waited for.
+//  5. errno is saved and restored around the callback.
 #pragma once
 
 #include <cstdint>

@@ -22,7 +22,7 @@
 #include "memory/region.h"
 #include "protocol/messages.h"
 #include "stats/stats.h"
-#include "sync/lock_stack.h"
+#include "protocol/lock_stack.h"
 #include "transport/node.h"
 #include "transport/transport.h"
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "memory/page_cache.h"
-#include "sync/lock_stack.h"
+#include "protocol/lock_stack.h"
 
 namespace scopedsm {
 namespace {

@@ -1,4 +1,4 @@
-#include "sync/lock_stack.h"
+#include "protocol/lock_stack.h"
 
 #include <algorithm>
 
