@@ -143,8 +143,22 @@ void Runtime::start(int* argc, char*** argv) {
   if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
 
   const bool node_shared = share_node_memory();
-  coherence_ = std::make_unique<Coherence>(state_.get(), node_shared);
-  sync_ = std::make_unique<SyncClient>(state_.get(), coherence_.get());
+  RuntimeState& st = *state_;
+  CoherenceParts parts;
+  parts.rank = rank;
+  parts.size = size;
+  parts.write_detect_all = cfg.write_detect_all;
+  parts.test_faults = cfg.test_faults;
+  parts.node_shared = node_shared;
+  parts.node = &st.node;
+  parts.transport = &st.transport;
+  parts.region = &st.region;
+  parts.pages = &st.pages;
+  parts.cache = &st.cache;
+  parts.stack = &st.stack;
+  parts.stats = &st.stats.app;
+  coherence_ = std::make_unique<Coherence>(parts);
+  sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app);
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
   app_tid_ = current_tid();
   install_fault_handler(&Runtime::on_region_fault);
@@ -154,7 +168,8 @@ void Runtime::start(int* argc, char*** argv) {
   g_fault_target.store(this, std::memory_order_release);
   std::atexit(check_exit_without_finalize);
 
-  service_ = std::make_unique<Service>(state_.get());
+  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.timeout_s,
+                                       cfg.spin_us);
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);

@@ -7,8 +7,16 @@
 
 namespace scopedsm {
 
-Service::Service(RuntimeState* state)
-    : s_(state), home_(state), locks_(state), rendezvous_(state), condvars_(state) {}
+Service::Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats,
+                 double timeout_s, uint64_t spin_us)
+    : p_(parts),
+      stats_(stats),
+      timeout_s_(timeout_s),
+      spin_us_(spin_us),
+      home_(parts.rank, parts.size, parts.transport, region, pages, stats),
+      locks_(parts),
+      rendezvous_(parts),
+      condvars_(parts) {}
 
 Service::~Service() {
   if (thread_.joinable()) thread_.join();
@@ -21,7 +29,7 @@ void Service::join() {
 }
 
 void Service::dispatch(const Incoming& in) {
-  s_->transport.inject_delay();
+  p_.transport->inject_delay();
   Reader r(in.bytes.data(), in.bytes.size());
   MsgType type;
   Status st = r.open(&type);
@@ -48,40 +56,40 @@ void Service::dispatch(const Incoming& in) {
     default:
       fatal("protocol error: rank %d sent %s as a request", in.source, msg_type_name(type));
   }
-  s_->stats.service.requests_served.fetch_add(1, std::memory_order_relaxed);
+  stats_->requests_served.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool Service::serve_pending() {
   std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return false;
-  Transport& t = s_->transport;
+  Transport& t = *p_.transport;
   bool did = false;
   Incoming in;
   while (!finished() && t.try_receive(kTagRequest, &in)) {
     const uint64_t t0 = now_ns();
     dispatch(in);
-    s_->stats.service.t_server_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
+    stats_->t_server_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
     did = true;
   }
   return did;
 }
 
 void Service::check_stalls() {
-  if (s_->config.timeout_s <= 0) return;
+  if (timeout_s_ <= 0) return;
   const uint64_t now = now_ns();
   if (now < next_stall_check_ns_) return;
   next_stall_check_ns_ = now + 100000000;  // ten times a second is plenty
   std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;
   // Earlier than the waiters' own timeout, so the more precise report wins.
-  const auto limit = static_cast<uint64_t>(s_->config.timeout_s * 0.8e9);
+  const auto limit = static_cast<uint64_t>(timeout_s_ * 0.8e9);
   rendezvous_.check_stalls(now, limit);
   locks_.check_stalls(now, limit);
 }
 
 void Service::run() {
-  Transport& t = s_->transport;
-  const uint64_t spin_ns = std::max<uint64_t>(s_->config.spin_us * 1000, Transport::kSpinAfterWakeNs);
+  Transport& t = *p_.transport;
+  const uint64_t spin_ns = std::max<uint64_t>(spin_us_ * 1000, Transport::kSpinAfterWakeNs);
   uint64_t last_activity = now_ns();
   uint64_t last_poll = 0;  // 0 unless the previous step was an empty poll
   int idle_polls = 0;

@@ -17,8 +17,11 @@
 #include <mutex>
 #include <thread>
 
+#include "memory/page_table.h"
+#include "memory/region.h"
 #include "protocol/home_server.h"
-#include "runtime/state.h"
+#include "stats/stats.h"
+#include "sync/parts.h"
 #include "sync/condvar_manager.h"
 #include "sync/lock_manager.h"
 #include "sync/rendezvous.h"
@@ -27,7 +30,11 @@ namespace scopedsm {
 
 class Service {
  public:
-  explicit Service(RuntimeState* state);
+  // `timeout_s` (SCOPEDSM_TIMEOUT) bounds how long synchronization may stall
+  // before the managers report it; `spin_us` (SCOPEDSM_SPIN_US) how long
+  // the service thread polls after its last request.
+  Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats, double timeout_s,
+          uint64_t spin_us);
   ~Service();
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
@@ -48,9 +55,12 @@ class Service {
  private:
   void run();
   void dispatch(const Incoming& in);
-  bool finished() const { return shutdowns_.load(std::memory_order_acquire) >= s_->size; }
+  bool finished() const { return shutdowns_.load(std::memory_order_acquire) >= p_.size; }
 
-  RuntimeState* s_;
+  const SyncParts p_;
+  ServiceCounters* const stats_;
+  const double timeout_s_;
+  const uint64_t spin_us_;
   HomeServer home_;
   LockManager locks_;
   RendezvousManager rendezvous_;

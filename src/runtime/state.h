@@ -21,6 +21,7 @@
 #include "memory/page_table.h"
 #include "memory/region.h"
 #include "protocol/messages.h"
+#include "sync/parts.h"
 #include "stats/stats.h"
 #include "protocol/lock_stack.h"
 #include "transport/node.h"
@@ -40,15 +41,10 @@ struct RuntimeState {
   LockStack stack{&pages};
   Stats stats;
 
-  // Barriers this process has completed. Messages that carry write notices
-  // carry it too, so a lock or condition-variable home can tell notices
-  // made before the latest barrier (already covered by it) from newer ones.
-  uint32_t epoch = 0;
-
-  bool test_fault(TestFault f) const { return (config.test_faults & static_cast<uint32_t>(f)) != 0; }
-
-  // What a well-formed message may name, right now.
-  Limits limits() const { return Limits{pages.allocated(), size, kMaxLocks, kMaxCondvars}; }
+  // The parts the synchronization modules and the service work with.
+  SyncParts sync_parts() {
+    return SyncParts{rank, size, config.test_faults, &transport, &pages};
+  }
 };
 
 }  // namespace scopedsm

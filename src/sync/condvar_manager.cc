@@ -6,7 +6,7 @@
 namespace scopedsm {
 
 CondvarManager::CvState& CondvarManager::cv_state(uint32_t cv, uint32_t epoch, const char* what, int source) {
-  if (home_of(static_cast<int>(cv), s_->size) != s_->rank)
+  if (home_of(static_cast<int>(cv), p_.size) != p_.rank)
     fatal("protocol error: %s from rank %d names condition variable %u, which is not homed here", what, source, cv);
   CvState& c = cvs_[cv];
   if (epoch > c.epoch) {
@@ -19,34 +19,34 @@ CondvarManager::CvState& CondvarManager::cv_state(uint32_t cv, uint32_t epoch, c
 void CondvarManager::grant(uint32_t cv, const CvState& c, int rank) {
   // Every grant until the next reset carries them all: keep them.
   CvGrantMsg msg{cv, c.notices.sorted()};
-  s_->transport.send(rank, kTagReply, encode(msg, s_->transport.next_seq()));
+  p_.transport->send(rank, kTagReply, encode(msg, p_.transport->next_seq()));
 }
 
 void CondvarManager::on_set(const Incoming& in, Reader* r) {
   CvSetMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok())
+  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
     fatal("protocol error: malformed SETCV from rank %d: %s", in.source, st.message().c_str());
   CvState& c = cv_state(msg.cv, msg.epoch, "SETCV", in.source);
-  if (msg.epoch == c.epoch && !s_->test_fault(TestFault::kSkipNotices)) c.notices.add_all(msg.notices);
+  if (msg.epoch == c.epoch && !p_.test_fault(TestFault::kSkipNotices)) c.notices.add_all(msg.notices);
   c.set = true;
   for (int w : c.waiters) grant(msg.cv, c, w);
   c.waiters.clear();
-  s_->transport.send(in.source, kTagReply, encode_empty(MsgType::kAck, s_->transport.next_seq()));
+  p_.transport->send(in.source, kTagReply, encode_empty(MsgType::kAck, p_.transport->next_seq()));
 }
 
 void CondvarManager::on_reset(const Incoming& in, Reader* r) {
   CvMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok())
+  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
     fatal("protocol error: malformed RESETCV from rank %d: %s", in.source, st.message().c_str());
   CvState& c = cv_state(msg.cv, msg.epoch, "RESETCV", in.source);
   c.set = false;
   c.notices.clear();
-  s_->transport.send(in.source, kTagReply, encode_empty(MsgType::kAck, s_->transport.next_seq()));
+  p_.transport->send(in.source, kTagReply, encode_empty(MsgType::kAck, p_.transport->next_seq()));
 }
 
 void CondvarManager::on_wait(const Incoming& in, Reader* r) {
   CvMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok())
+  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
     fatal("protocol error: malformed WAITCV from rank %d: %s", in.source, st.message().c_str());
   CvState& c = cv_state(msg.cv, msg.epoch, "WAITCV", in.source);
   if (c.set) {

@@ -12,14 +12,14 @@
 #include <vector>
 
 #include "protocol/notices.h"
-#include "runtime/state.h"
+#include "sync/parts.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
 
 class CondvarManager {
  public:
-  explicit CondvarManager(RuntimeState* state) : s_(state) {}
+  explicit CondvarManager(const SyncParts& parts) : p_(parts) {}
 
   void on_set(const Incoming& in, Reader* r);
   void on_reset(const Incoming& in, Reader* r);
@@ -37,7 +37,7 @@ class CondvarManager {
   CvState& cv_state(uint32_t cv, uint32_t epoch, const char* what, int source);
   void grant(uint32_t cv, const CvState& c, int rank);
 
-  RuntimeState* s_;
+  const SyncParts p_;
   std::unordered_map<uint32_t, CvState> cvs_;
 };
 

@@ -9,7 +9,7 @@
 namespace scopedsm {
 
 LockManager::LockState& LockManager::lock_state(int lock, const char* what, int source) {
-  if (home_of(lock, s_->size) != s_->rank)
+  if (home_of(lock, p_.size) != p_.rank)
     fatal("protocol error: %s from rank %d names lock %d, which is not homed here", what, source, lock);
   return locks_[lock];
 }
@@ -46,12 +46,12 @@ void LockManager::grant(int lock, LockState* l, const Waiter& w) {
                                 [](uint64_t seen, const LoggedNotice& e) { return seen < e.version; });
   msg.notices.reserve(static_cast<size_t>(l->log.end() - first));
   for (auto it = first; it != l->log.end(); ++it) msg.notices.push_back(it->notice);
-  s_->transport.send(w.rank, kTagReply, encode(msg, s_->transport.next_seq()));
+  p_.transport->send(w.rank, kTagReply, encode(msg, p_.transport->next_seq()));
 }
 
 void LockManager::on_acquire(const Incoming& in, Reader* r) {
   AcquireMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok())
+  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
     fatal("protocol error: malformed ACQ from rank %d: %s", in.source, st.message().c_str());
   LockState& l = lock_state(static_cast<int>(msg.lock), "ACQ", in.source);
   refresh_epoch(&l, msg.epoch);
@@ -65,7 +65,7 @@ void LockManager::on_acquire(const Incoming& in, Reader* r) {
 
 void LockManager::on_release(const Incoming& in, Reader* r) {
   ReleaseMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok())
+  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
     fatal("protocol error: malformed REL from rank %d: %s", in.source, st.message().c_str());
   LockState& l = lock_state(static_cast<int>(msg.lock), "REL", in.source);
   if (l.holder != in.source)
@@ -74,7 +74,7 @@ void LockManager::on_release(const Incoming& in, Reader* r) {
   ++l.version;
   // A release from before the latest barrier has its notices covered by
   // that barrier; only the hand-over matters.
-  if (msg.epoch == l.epoch && !s_->test_fault(TestFault::kSkipNotices)) record(&l, msg.notices);
+  if (msg.epoch == l.epoch && !p_.test_fault(TestFault::kSkipNotices)) record(&l, msg.notices);
   l.holder = -1;
   if (!l.waiters.empty()) {
     Waiter next = l.waiters.front();

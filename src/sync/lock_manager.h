@@ -18,14 +18,14 @@
 #include <vector>
 
 #include "protocol/notices.h"
-#include "runtime/state.h"
+#include "sync/parts.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
 
 class LockManager {
  public:
-  explicit LockManager(RuntimeState* state) : s_(state) {}
+  explicit LockManager(const SyncParts& parts) : p_(parts) {}
 
   void on_acquire(const Incoming& in, Reader* r);
   void on_release(const Incoming& in, Reader* r);
@@ -62,7 +62,7 @@ class LockManager {
   void refresh_epoch(LockState* l, uint32_t epoch);
   void grant(int lock, LockState* l, const Waiter& w);
 
-  RuntimeState* s_;
+  const SyncParts p_;
   std::unordered_map<int, LockState> locks_;
 };
 

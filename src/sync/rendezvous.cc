@@ -12,8 +12,8 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
     call_ = call;
     first_rank_ = rank;
     first_arrival_ns_ = now_ns();
-    arrived_from_.assign(static_cast<size_t>(s_->size), false);
-    blobs_.assign(static_cast<size_t>(s_->size), {});
+    arrived_from_.assign(static_cast<size_t>(p_.size), false);
+    blobs_.assign(static_cast<size_t>(p_.size), {});
   } else if (kind != kind_ || call != call_) {
     fatal("mismatched collective calls: rank %d called %s but rank %d called %s; every process must make the same "
           "collective calls (barriers, allocations, jia_wait, jia_exit) in the same order with the same arguments",
@@ -26,7 +26,7 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
 void RendezvousManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
   if (arrived_ == 0 || now - first_arrival_ns_ < limit_ns) return;
   std::string missing, present;
-  for (int r = 0; r < s_->size; ++r) {
+  for (int r = 0; r < p_.size; ++r) {
     std::string& list = arrived_from_[static_cast<size_t>(r)] ? present : missing;
     if (!list.empty()) list += ", ";
     list += std::to_string(r);
@@ -39,47 +39,47 @@ void RendezvousManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
 
 void RendezvousManager::on_barrier(const Incoming& in, Reader* r) {
   BarrierMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok())
+  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
     fatal("protocol error: malformed BARR from rank %d: %s", in.source, st.message().c_str());
   arrive(in.source, RendezvousKind::kBarrier, "jia_barrier");
   if (msg.epoch != barrier_epoch_)
     fatal("protocol error: rank %d arrived at barrier %u while the job is at barrier %u", in.source, msg.epoch,
           barrier_epoch_);
-  if (!s_->test_fault(TestFault::kSkipNotices)) merge_.add_all(msg.notices);
-  if (arrived_ == s_->size) complete();
+  if (!p_.test_fault(TestFault::kSkipNotices)) merge_.add_all(msg.notices);
+  if (arrived_ == p_.size) complete();
 }
 
 void RendezvousManager::on_wait(const Incoming& in, Reader* r) {
   if (Status st = decode_empty(r); !st.ok())
     fatal("protocol error: malformed WAIT from rank %d: %s", in.source, st.message().c_str());
   arrive(in.source, RendezvousKind::kWait, "jia_wait");
-  if (arrived_ == s_->size) complete();
+  if (arrived_ == p_.size) complete();
 }
 
 void RendezvousManager::on_collective(const Incoming& in, Reader* r) {
   CollectiveMsg msg;
-  if (Status st = decode(r, s_->limits(), &msg); !st.ok())
+  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
     fatal("protocol error: malformed COLL from rank %d: %s", in.source, st.message().c_str());
   arrive(in.source, RendezvousKind::kCollective, msg.call);
   blobs_[static_cast<size_t>(in.source)] = std::move(msg.blob);
-  if (arrived_ == s_->size) complete();
+  if (arrived_ == p_.size) complete();
 }
 
 void RendezvousManager::complete() {
-  Transport& t = s_->transport;
+  Transport& t = *p_.transport;
   if (kind_ == RendezvousKind::kBarrier) {
     auto msg = std::make_shared<const Bytes>(encode(BarrierGrantMsg{barrier_epoch_, merge_.take()}, t.next_seq()));
-    for (int p = 0; p < s_->size; ++p) t.send_shared(p, kTagReply, msg);
+    for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagReply, msg);
     ++barrier_epoch_;
   } else if (kind_ == RendezvousKind::kWait) {
     auto msg = std::make_shared<const Bytes>(encode_empty(MsgType::kWaitGrant, t.next_seq()));
-    for (int p = 0; p < s_->size; ++p) t.send_shared(p, kTagReply, msg);
+    for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagReply, msg);
   } else {
     // Rank 0 gets every rank's payload back (it prints the statistics);
     // everyone else gets an empty grant.
     t.send(0, kTagReply, encode(CollectiveDoneMsg{std::move(blobs_)}, t.next_seq()));
     auto empty = std::make_shared<const Bytes>(encode(CollectiveDoneMsg{}, t.next_seq()));
-    for (int p = 1; p < s_->size; ++p) t.send_shared(p, kTagReply, empty);
+    for (int p = 1; p < p_.size; ++p) t.send_shared(p, kTagReply, empty);
   }
   arrived_ = 0;
   first_rank_ = -1;

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "protocol/notices.h"
-#include "runtime/state.h"
+#include "sync/parts.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -26,7 +26,7 @@ enum class RendezvousKind : uint32_t { kBarrier = 1, kWait = 2, kCollective = 3 
 
 class RendezvousManager {
  public:
-  explicit RendezvousManager(RuntimeState* state) : s_(state) {}
+  explicit RendezvousManager(const SyncParts& parts) : p_(parts) {}
 
   void on_barrier(const Incoming& in, Reader* r);
   void on_wait(const Incoming& in, Reader* r);
@@ -39,7 +39,7 @@ class RendezvousManager {
   void arrive(int rank, RendezvousKind kind, const std::string& call);
   void complete();
 
-  RuntimeState* s_;
+  const SyncParts p_;
   int arrived_ = 0;
   RendezvousKind kind_ = RendezvousKind::kBarrier;
   std::string call_;        // what the first arrival called

@@ -18,10 +18,10 @@ namespace {
 
 // Waits for the reply of type `expected` from `from` and decodes it.
 template <typename M>
-M await_decoded(RuntimeState* s, MsgType expected, int from, const char* what) {
-  Incoming in = s->transport.await_reply(expected, from, what);
+M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what) {
+  Incoming in = p.transport->await_reply(expected, from, what);
   M msg;
-  Status st = decode_message(in.bytes, expected, s->limits(), &msg);
+  Status st = decode_message(in.bytes, expected, p.limits(), &msg);
   if (!st.ok()) fatal("protocol error: malformed %s from rank %d: %s", msg_type_name(expected), in.source, st.message().c_str());
   return msg;
 }
@@ -35,8 +35,8 @@ std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writ
 
 }  // namespace
 
-SyncClient::SyncClient(RuntimeState* state, Coherence* coherence)
-    : s_(state), c_(coherence), seen_(kMaxLocks, 0) {}
+SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats)
+    : p_(parts), c_(coherence), stack_(stack), stats_(stats), seen_(kMaxLocks, 0) {}
 
 void SyncClient::check_lock_id(const char* call, int lock) const {
   if (lock < 0 || lock >= kMaxLocks)
@@ -50,66 +50,63 @@ void SyncClient::check_cv_id(const char* call, int cv) const {
 
 void SyncClient::lock(const char* call, int lock) {
   check_lock_id(call, lock);
-  if (s_->stack.holds(lock))
+  if (stack_->holds(lock))
     fatal("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call, lock, lock,
-          s_->stack.describe().c_str());
-  ScopedTimer timer(&s_->stats.app.t_syn_ns);
-  ++s_->stats.app.locks;
+          stack_->describe().c_str());
+  ScopedTimer timer(&stats_->t_syn_ns);
+  ++stats_->locks;
   c_->close_interval();
-  const int home = LockManager::home_of(lock, s_->size);
-  Transport& t = s_->transport;
-  AcquireMsg req{static_cast<uint32_t>(lock), s_->epoch, seen_[static_cast<size_t>(lock)]};
+  const int home = LockManager::home_of(lock, p_.size);
+  Transport& t = *p_.transport;
+  AcquireMsg req{static_cast<uint32_t>(lock), c_->epoch(), seen_[static_cast<size_t>(lock)]};
   t.send(home, kTagRequest, encode(req, t.next_seq()));
-  auto grant = await_decoded<AcquireGrantMsg>(s_, MsgType::kAcquireGrant, home, "a lock grant (ACQGRANT)");
+  auto grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, home, "a lock grant (ACQGRANT)");
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
   seen_[static_cast<size_t>(lock)] = grant.version;
   c_->invalidate(grant.notices);
-  s_->stack.push(lock);
+  stack_->push(lock);
 }
 
 void SyncClient::unlock(const char* call, int lock) {
   check_lock_id(call, lock);
-  if (!s_->stack.holds(lock))
+  if (!stack_->holds(lock))
     fatal("%s(%d): this process does not hold lock %d (%s); unlock only locks you acquired", call, lock, lock,
-          s_->stack.describe().c_str());
-  if (s_->stack.top_lock() != lock)
+          stack_->describe().c_str());
+  if (stack_->top_lock() != lock)
     fatal("%s(%d): lock %d is not the innermost lock held (%s); release locks in the reverse order of acquiring them",
-          call, lock, lock, s_->stack.describe().c_str());
-  ScopedTimer timer(&s_->stats.app.t_syn_ns);
-  ++s_->stats.app.unlocks;
+          call, lock, lock, stack_->describe().c_str());
+  ScopedTimer timer(&stats_->t_syn_ns);
+  ++stats_->unlocks;
   c_->close_interval();
   // The diffs must be at their homes before the next acquirer can fault on
   // those pages, which it may do as soon as the lock home sees REL.
-  c_->flush_diffs(LockManager::home_of(lock, s_->size));
-  Transport& t = s_->transport;
-  ReleaseMsg rel{static_cast<uint32_t>(lock), s_->epoch, as_notices(s_->stack.top_pages(), s_->rank)};
-  t.send(LockManager::home_of(lock, s_->size), kTagRequest, encode(rel, t.next_seq()));
-  s_->stack.pop();
+  c_->flush_diffs(LockManager::home_of(lock, p_.size));
+  Transport& t = *p_.transport;
+  ReleaseMsg rel{static_cast<uint32_t>(lock), c_->epoch(), as_notices(stack_->top_pages(), p_.rank)};
+  t.send(LockManager::home_of(lock, p_.size), kTagRequest, encode(rel, t.next_seq()));
+  stack_->pop();
 }
 
 void SyncClient::barrier(const char* call) {
-  if (s_->stack.depth() > 1)
+  if (stack_->depth() > 1)
     fatal("%s: called inside a critical section (%s); a barrier cannot be used between jia_lock and jia_unlock (use "
           "jia_wait there, which has no coherence actions)",
-          call, s_->stack.describe().c_str());
-  ScopedTimer timer(&s_->stats.app.t_syn_ns);
-  ++s_->stats.app.barriers;
+          call, stack_->describe().c_str());
+  ScopedTimer timer(&stats_->t_syn_ns);
+  ++stats_->barriers;
   c_->close_interval();
   c_->flush_diffs(0);
-  Transport& t = s_->transport;
-  t.send(0, kTagRequest, encode(BarrierMsg{s_->epoch, as_notices(s_->stack.take_bottom(), s_->rank)}, t.next_seq()));
-  auto grant = await_decoded<BarrierGrantMsg>(s_, MsgType::kBarrierGrant, 0, "the other processes at the barrier (BARRGRANT)");
-  if (grant.epoch != s_->epoch) fatal("protocol error: BARRGRANT for barrier %u while at barrier %u", grant.epoch, s_->epoch);
-  c_->invalidate(grant.notices);
-  c_->untrap_after_barrier(grant.notices, s_->epoch);
-  ++s_->epoch;
-  s_->stack.set_epoch(s_->epoch);
+  Transport& t = *p_.transport;
+  t.send(0, kTagRequest, encode(BarrierMsg{c_->epoch(), as_notices(stack_->take_bottom(), p_.rank)}, t.next_seq()));
+  auto grant = await_decoded<BarrierGrantMsg>(p_, MsgType::kBarrierGrant, 0, "the other processes at the barrier (BARRGRANT)");
+  if (grant.epoch != c_->epoch()) fatal("protocol error: BARRGRANT for barrier %u while at barrier %u", grant.epoch, c_->epoch());
+  c_->finish_barrier(grant.notices);
 }
 
 void SyncClient::wait(const char*) {
-  ScopedTimer timer(&s_->stats.app.t_syn_ns);
-  ++s_->stats.app.waits;
-  Transport& t = s_->transport;
+  ScopedTimer timer(&stats_->t_syn_ns);
+  ++stats_->waits;
+  Transport& t = *p_.transport;
   // No coherence, but our earlier requests (condition-variable sets and
   // resets) take effect before anything the others do after the rendezvous.
   t.wait_acks(0);
@@ -119,49 +116,49 @@ void SyncClient::wait(const char*) {
 
 void SyncClient::release_to_cv(int cv) {
   c_->close_interval();
-  c_->flush_diffs(CondvarManager::home_of(cv, s_->size));
-  Transport& t = s_->transport;
-  CvSetMsg msg{static_cast<uint32_t>(cv), s_->epoch, as_notices(s_->stack.all_pages(), s_->rank)};
-  const int home = CondvarManager::home_of(cv, s_->size);
+  c_->flush_diffs(CondvarManager::home_of(cv, p_.size));
+  Transport& t = *p_.transport;
+  CvSetMsg msg{static_cast<uint32_t>(cv), c_->epoch(), as_notices(stack_->all_pages(), p_.rank)};
+  const int home = CondvarManager::home_of(cv, p_.size);
   t.send(home, kTagRequest, encode(msg, t.next_seq()));
   t.expect_ack(home);  // waited for at our next release
 }
 
 void SyncClient::cv_set(const char* call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&s_->stats.app.t_syn_ns);
-  ++s_->stats.app.cv_ops;
+  ScopedTimer timer(&stats_->t_syn_ns);
+  ++stats_->cv_ops;
   release_to_cv(cv);
 }
 
 void SyncClient::cv_reset(const char* call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&s_->stats.app.t_syn_ns);
-  ++s_->stats.app.cv_ops;
-  Transport& t = s_->transport;
-  const int home = CondvarManager::home_of(cv, s_->size);
-  t.send(home, kTagRequest, encode_cv(MsgType::kCvReset, CvMsg{static_cast<uint32_t>(cv), s_->epoch}, t.next_seq()));
+  ScopedTimer timer(&stats_->t_syn_ns);
+  ++stats_->cv_ops;
+  Transport& t = *p_.transport;
+  const int home = CondvarManager::home_of(cv, p_.size);
+  t.send(home, kTagRequest, encode_cv(MsgType::kCvReset, CvMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
   t.expect_ack(home);  // waited for at our next release
 }
 
 void SyncClient::cv_wait(const char* call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&s_->stats.app.t_syn_ns);
-  ++s_->stats.app.cv_ops;
+  ScopedTimer timer(&stats_->t_syn_ns);
+  ++stats_->cv_ops;
   c_->close_interval();
-  const int home = CondvarManager::home_of(cv, s_->size);
-  Transport& t = s_->transport;
-  t.send(home, kTagRequest, encode_cv(MsgType::kCvWait, CvMsg{static_cast<uint32_t>(cv), s_->epoch}, t.next_seq()));
-  auto grant = await_decoded<CvGrantMsg>(s_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)");
+  const int home = CondvarManager::home_of(cv, p_.size);
+  Transport& t = *p_.transport;
+  t.send(home, kTagRequest, encode_cv(MsgType::kCvWait, CvMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
+  auto grant = await_decoded<CvGrantMsg>(p_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)");
   if (grant.cv != static_cast<uint32_t>(cv)) fatal("protocol error: CVGRANT for %u while waiting on %d", grant.cv, cv);
   c_->invalidate(grant.notices);
 }
 
 std::vector<std::vector<std::byte>> SyncClient::collective(const std::string& description,
                                                            const std::vector<std::byte>& blob) {
-  Transport& t = s_->transport;
+  Transport& t = *p_.transport;
   t.send(0, kTagRequest, encode(CollectiveMsg{description, blob}, t.next_seq()));
-  auto done = await_decoded<CollectiveDoneMsg>(s_, MsgType::kCollectiveDone, 0,
+  auto done = await_decoded<CollectiveDoneMsg>(p_, MsgType::kCollectiveDone, 0,
                                               "the other processes at a collective call (COLLGRANT)");
   return std::move(done.blobs);
 }

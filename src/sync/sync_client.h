@@ -10,13 +10,16 @@
 #include <vector>
 
 #include "protocol/coherence.h"
-#include "runtime/state.h"
+#include "protocol/lock_stack.h"
+#include "stats/stats.h"
+#include "sync/parts.h"
 
 namespace scopedsm {
 
 class SyncClient {
  public:
-  SyncClient(RuntimeState* state, Coherence* coherence);
+  // Thread owner: the application thread (every method and field).
+  SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats);
 
   void lock(const char* call, int lock);
   void unlock(const char* call, int lock);
@@ -40,8 +43,10 @@ class SyncClient {
   void check_cv_id(const char* call, int cv) const;
   void release_to_cv(int cv);
 
-  RuntimeState* s_;
-  Coherence* c_;
+  const SyncParts p_;
+  Coherence* const c_;
+  LockStack* const stack_;
+  AppCounters* const stats_;
   std::vector<uint64_t> seen_;  // per lock: the lock version at our last grant
 };
 

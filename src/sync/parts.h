@@ -1,0 +1,30 @@
+// What the synchronization modules work with, passed in explicitly.
+//
+// The runtime owns every part and keeps it alive as long as the modules.
+// Identity and configuration are constant after start-up; the transport and
+// the page table are thread-safe where these modules use them (sending,
+// and reading how many pages are allocated).
+#pragma once
+
+#include <cstdint>
+
+#include "common/config.h"
+#include "memory/page_table.h"
+#include "protocol/messages.h"
+#include "transport/transport.h"
+
+namespace scopedsm {
+
+struct SyncParts {
+  int rank = 0;
+  int size = 1;
+  uint32_t test_faults = 0;  // TestFault bits (negative controls only)
+  Transport* transport = nullptr;
+  const PageTable* pages = nullptr;
+
+  // What a well-formed message may name, right now.
+  Limits limits() const { return Limits{pages->allocated(), size}; }
+  bool test_fault(TestFault f) const { return (test_faults & static_cast<uint32_t>(f)) != 0; }
+};
+
+}  // namespace scopedsm
