@@ -43,7 +43,9 @@ void jia_exit(void);
 /* Collective allocation: every process calls with the same arguments in the
  * same order and gets the same address. The address is returned as an
  * integer, as JIAJIA 2.1 did; cast it to the pointer type you need. Sizes and
- * blocks are rounded up to whole pages. Placement follows JIAJIA 2.1:
+ * blocks are rounded up to whole pages; a negative or zero size, a block that
+ * is not positive and a size beyond what is left of the shared region are
+ * fatal errors naming the call. Placement follows JIAJIA 2.1:
  *   jia_alloc3(size, block, start): homes cyclic over all processes in blocks
  *                                   of `block` bytes, starting at `start`.
  *   jia_alloc2(size, block) = jia_alloc3(size, block, 0)

@@ -41,7 +41,13 @@ int scopedsm_num_condvars(void);
 
 /* Collective allocation. Every process calls with the same arguments in the
  * same order and receives the same address; a mismatch is reported. Memory
- * is zero-filled. Sizes are rounded up to whole pages. */
+ * is zero-filled. Sizes and blocks are rounded up to whole pages. A size of
+ * zero, a size or block that does not round up to whole pages in 64 bits
+ * (such as a negative number converted to size_t), a size beyond what is
+ * left of the shared region (SCOPEDSM_REGION_SIZE) or past its first 2^32
+ * pages, and a start rank that is not a rank are fatal errors naming the
+ * call; a block larger than the size puts the whole allocation at
+ * start_rank. */
 typedef enum {
   SCOPEDSM_HOME_DEFAULT = 0,     /* as SCOPEDSM_HOME_POLICY says (cyclic) */
   SCOPEDSM_HOME_CYCLIC = 1,      /* blocks of `block` bytes from `start` */

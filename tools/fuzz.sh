@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Fuzzes the message decoders with libFuzzer (tests/fuzz, clang, ASan+UBSan).
+# Fuzzes with libFuzzer (tests/fuzz, clang, ASan+UBSan) two targets: the
+# message decoders (codec_fuzz) and the arithmetic of the allocation API
+# (alloc_fuzz: sizes, blocks, homes, ranges, alloc_array byte counts).
 #
-#   tools/fuzz.sh [SECONDS]  build, then fuzz for SECONDS (default 60) from a
-#                            copy of the corpus; prints the executions
-#   tools/fuzz.sh --quick    build, then run the corpus and tests/fuzz/crashes
-#                            once each (no fuzzing; a regression check)
+#   tools/fuzz.sh [SECONDS]  build, then fuzz for SECONDS in all (default 60):
+#                            two thirds to codec_fuzz from a copy of its
+#                            corpus, the rest to alloc_fuzz; prints the
+#                            executions of each
+#   tools/fuzz.sh --quick    build, then run the codec corpus and
+#                            tests/fuzz/crashes once each, and alloc_fuzz on
+#                            its saved crashes and 20000 inputs of a fixed
+#                            seed (no open-ended fuzzing; a regression check)
 #   tools/fuzz.sh --regen    rewrite tests/fuzz/corpus/codec with make_corpus
 #
-# Exits non-zero if an input crashes the target or breaks one of its
+# Exits non-zero if an input crashes a target or breaks one of its
 # properties; libFuzzer saves that input under build-fuzz/artifacts/.
-# FUZZ_ARGS adds libFuzzer flags (e.g. FUZZ_ARGS=-seed=1).
+# FUZZ_ARGS adds libFuzzer flags to both targets (e.g. FUZZ_ARGS=-seed=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +38,8 @@ cmake --build "$build"
 fuzzer=$build/tests/fuzz/codec_fuzz
 corpus=tests/fuzz/corpus/codec
 crashes=tests/fuzz/crashes
+alloc_fuzzer=$build/tests/fuzz/alloc_fuzz
+alloc_crashes=tests/fuzz/crashes-alloc
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
@@ -53,8 +61,29 @@ if [ "$mode" = quick ]; then
     exit 1
   fi
   echo "fuzz: ${#inputs[@]} saved inputs pass"
+  alloc_inputs=()
+  compgen -G "$alloc_crashes/*" >/dev/null && alloc_inputs+=("$alloc_crashes"/*)
+  if ((${#alloc_inputs[@]})) && ! "$alloc_fuzzer" "${alloc_inputs[@]}" >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "fuzz: alloc_fuzz FAILED on a saved input (see above)" >&2
+    exit 1
+  fi
+  mkdir -p "$build/alloc-quick"
+  rm -rf "${build:?}/alloc-quick/"*
+  if ! "$alloc_fuzzer" -runs=20000 -seed=1 "$build/alloc-quick" >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "fuzz: alloc_fuzz FAILED within 20000 inputs of seed 1 (see above)" >&2
+    exit 1
+  fi
+  echo "fuzz: alloc_fuzz passes ${#alloc_inputs[@]} saved inputs and 20000 of seed 1"
   exit 0
 fi
+
+# The budget is shared: CI's smoke run of 60 s stays 60 s with two targets.
+alloc_seconds=$((seconds / 3))
+((alloc_seconds >= 1)) || alloc_seconds=1
+codec_seconds=$((seconds - alloc_seconds))
+((codec_seconds >= 1)) || codec_seconds=1
 
 # Fuzz from a scratch copy: the committed corpus, fresh encodings from the
 # current encoders, and every input that once crashed (kept as regressions).
@@ -67,17 +96,39 @@ dirs=("$work/corpus" "$work/fresh")
 [ -d "$crashes" ] && dirs+=("$crashes")
 rc=0
 # shellcheck disable=SC2086
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+"$fuzzer" -max_total_time="$codec_seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
   -dict=tests/fuzz/codec.dict -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "${dirs[@]}" >"$log" 2>&1 || rc=$?
 
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
 cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1 || true)
 if [ "$rc" -ne 0 ]; then
   tail -n 60 "$log" >&2
-  echo "fuzz: FAILED (libFuzzer exit $rc) after ${execs:-?} executions; input saved in $build/artifacts/:" >&2
+  echo "fuzz: codec_fuzz FAILED (libFuzzer exit $rc) after ${execs:-?} executions; input saved in $build/artifacts/:" >&2
   ls -t "$build/artifacts" | head -n 5 >&2
   exit 1
 fi
-echo "fuzz: ${execs:-?} executions in ${seconds} s (${rate:-?}/s), ${cov:-no coverage line}," \
+echo "fuzz: codec_fuzz ${execs:-?} executions in ${codec_seconds} s (${rate:-?}/s), ${cov:-no coverage line}," \
   "corpus $(ls "$work/corpus" | wc -l) files; log $log"
+
+# The allocation arithmetic needs no seed corpus: its inputs are a handful
+# of 64-bit numbers, and the target itself steers them to the edges.
+alog=$build/fuzz-alloc.log
+mkdir -p "$work/alloc-corpus"
+adirs=("$work/alloc-corpus")
+[ -d "$alloc_crashes" ] && adirs+=("$alloc_crashes")
+rc=0
+# shellcheck disable=SC2086
+"$alloc_fuzzer" -max_total_time="$alloc_seconds" -timeout=10 -rss_limit_mb=2048 -max_len=512 -print_final_stats=1 \
+  -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "${adirs[@]}" >"$alog" 2>&1 || rc=$?
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$alog" | tail -n 1)
+rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$alog" | tail -n 1)
+cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$alog" | tail -n 1 || true)
+if [ "$rc" -ne 0 ]; then
+  tail -n 60 "$alog" >&2
+  echo "fuzz: alloc_fuzz FAILED (libFuzzer exit $rc) after ${execs:-?} executions; input saved in $build/artifacts/:" >&2
+  ls -t "$build/artifacts" | head -n 5 >&2
+  exit 1
+fi
+echo "fuzz: alloc_fuzz ${execs:-?} executions in ${alloc_seconds} s (${rate:-?}/s), ${cov:-no coverage line}," \
+  "corpus $(ls "$work/alloc-corpus" | wc -l) files; log $alog"

@@ -146,7 +146,7 @@ int scopedsm_describe(char* buf, size_t len) {
 }
 
 void scopedsm_prepare(const void* addr, size_t len, int for_write) {
-  Runtime::require_running("scopedsm_prepare").prepare(addr, len, for_write != 0);
+  Runtime::require_running("scopedsm_prepare").prepare(addr, len, for_write != 0, "scopedsm_prepare");
 }
 
 void scopedsm_fatal(const char* fmt, ...) {

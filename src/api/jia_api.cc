@@ -170,12 +170,14 @@ void jia_config(int key, int value) {
 void jia_divtask(int* begin, int* end) {
   Runtime& rt = Runtime::require_running("jia_divtask");
   // Without load measurements the share is an even split of [*begin, *end).
-  int n = *end - *begin;
-  int p = rt.state().size, r = rt.state().rank;
-  int lo = *begin + static_cast<int>(static_cast<long long>(n) * r / p);
-  int hi = *begin + static_cast<int>(static_cast<long long>(n) * (r + 1) / p);
-  *begin = lo;
-  *end = hi;
+  // In 64 bits: *end - *begin may not fit an int (|n| up to 2^32 - 1), and
+  // |n * (r + 1)| stays below (2^32 - 1) * (2^31 - 1) < 2^63. Each bound lies
+  // between *begin and *end, so it fits an int again.
+  const long long b = *begin;
+  const long long n = static_cast<long long>(*end) - b;
+  const long long p = rt.state().size, r = rt.state().rank;
+  *begin = static_cast<int>(b + n * r / p);
+  *end = static_cast<int>(b + n * (r + 1) / p);
 }
 
 void jia_loadcheck(void) { Runtime::require_running("jia_loadcheck"); }

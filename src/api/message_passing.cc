@@ -2,11 +2,14 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <cstring>
 #include <vector>
 
+#include "common/checked.h"
 #include "common/log.h"
 #include "jia.h"
+#include "runtime/alloc_plan.h"
 #include "runtime/runtime.h"
 
 namespace scopedsm {
@@ -20,10 +23,21 @@ void check_rank(Runtime& rt, const char* call, const char* what, int r, bool any
     fatal("%s: %s %d is not a rank; valid ranks are 0 to %d%s", call, what, r, size - 1, any_ok ? " or -1 (any)" : "");
 }
 
+// Whether any byte of [buf, buf+len) is shared memory: not only the ends,
+// since a buffer may start before the region and end after it, and without
+// forming buf + len - 1, which wraps for a huge len.
 bool touches_region(Runtime& rt, const void* buf, size_t len) {
-  if (len == 0) return false;
   const Region& r = rt.state().region;
-  return r.contains(buf) || r.contains(static_cast<const std::byte*>(buf) + len - 1);
+  const auto base = reinterpret_cast<uintptr_t>(r.base());
+  return region_pages_of(base, r.bytes(), r.page_size(), reinterpret_cast<uintptr_t>(buf), len).has_value();
+}
+
+// MPI counts are ints: a longer message would be cut to its length modulo
+// 2^32 (or turn negative) without a word from MPI.
+void check_length(const char* call, size_t len) {
+  if (!checked_cast<int>(len))
+    fatal("%s: a message of %zu bytes is longer than the %d bytes one MPI message can carry; send it in pieces", call,
+          len, INT_MAX);
 }
 
 void send_on(Runtime& rt, MPI_Comm comm, const void* buf, size_t len, int to, int tag) {
@@ -38,6 +52,7 @@ void send_on(Runtime& rt, MPI_Comm comm, const void* buf, size_t len, int to, in
     buf = bounce.data();
   }
   MPI_Request req;
+  // Every caller passed len through check_length.
   MPI_Isend(buf, static_cast<int>(len), MPI_BYTE, to, tag, comm, &req);
   Transport& t = rt.state().transport;
   t.wakeup().notify(to, WakeRole::kApp);
@@ -109,6 +124,7 @@ void mp_send(Runtime& rt, const char* call, const void* buf, size_t len, int to,
   check_rank(rt, call, "destination", to, false);
   if (tag < 0) fatal("%s: tag %d is negative; tags must be 0 or more", call, tag);
   if (buf == nullptr && len > 0) fatal("%s: null buffer with length %zu", call, len);
+  check_length(call, len);
   send_on(rt, rt.user_comm(), buf, len, to, tag);
 }
 
@@ -120,6 +136,7 @@ size_t mp_recv(Runtime& rt, const char* call, void* buf, size_t len, int from, i
 
 void mp_bcast(Runtime& rt, const char* call, void* buf, size_t len, int root) {
   check_rank(rt, call, "root", root, false);
+  check_length(call, len);
   // Binomial tree over ranks renumbered so that the root is 0.
   const int size = rt.state().size;
   const int me = (rt.state().rank - root + size) % size;
@@ -142,7 +159,10 @@ void mp_bcast(Runtime& rt, const char* call, void* buf, size_t len, int root) {
 void mp_reduce(Runtime& rt, const char* call, const void* send, void* recv, int count, int op, int root) {
   check_rank(rt, call, "root", root, false);
   if (count < 0) fatal("%s: negative count %d", call, count);
+  // count <= INT_MAX elements of at most 8 bytes: no wrap in size_t, but
+  // possibly more than one MPI message carries.
   const size_t bytes = element_size(call, op) * static_cast<size_t>(count);
+  check_length(call, bytes);
   const int size = rt.state().size;
   const int me = (rt.state().rank - root + size) % size;
   std::vector<std::byte> acc(bytes), in(bytes);

@@ -12,7 +12,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <optional>
+#include <string>
+
+#include "common/checked.h"
 #include "jia.h"
+#include "runtime/alloc_plan.h"
 #include "scopedsm.h"
 
 int jia_pid = 0;
@@ -20,6 +25,8 @@ int hostc = 1;
 int jia_lock_index = 0;
 
 namespace {
+
+using scopedsm::Placement;
 
 bool g_initialized = false;
 bool g_finalized = false;
@@ -47,14 +54,31 @@ void require_running(const char* call) {
   if (g_finalized) die(call, "called after jia_exit/scopedsm_finalize");
 }
 
-void* allocate(const char* call, size_t size) {
+// Sizes and blocks are checked by the same arithmetic as the DSM build
+// (runtime/alloc_plan.h), so a size the DSM refuses is refused here too,
+// with the same words. Start ranks are not: every rank is this process.
+void* allocate(const char* call, size_t size, const Placement* cyclic) {
   require_running(call);
-  if (size == 0) die(call, "allocation of zero bytes; ask for at least one byte");
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t rounded = (size + page - 1) / page * page;
-  void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  uint64_t pages = 0, block_pages = 0;
+  scopedsm::Status s = scopedsm::pages_for_size(size, page, &pages);
+  if (s.ok() && cyclic != nullptr) s = scopedsm::pages_for_block(cyclic->block_bytes, page, &block_pages);
+  if (!s.ok()) die(call, s.message().c_str());
+  // pages * page fits 64 bits (pages_for_size), but maybe not size_t.
+  std::optional<size_t> bytes = scopedsm::checked_cast<size_t>(pages * page);
+  if (!bytes) die(call, "size too large for this process's address space");
+  void* p = mmap(nullptr, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) die(call, "out of memory");
   return p;
+}
+
+// The JIAJIA calls take int sizes and blocks, as JIAJIA 2.1 did.
+unsigned long jia_alloc_as(const char* call, int size, int block, int) {
+  if (size < 0) die(call, "negative size");
+  if (block <= 0 && size > 0) die(call, "block size must be positive");
+  Placement p;
+  p.block_bytes = static_cast<uint64_t>(block);
+  return reinterpret_cast<unsigned long>(allocate(call, static_cast<size_t>(size), &p));
 }
 
 void check_lock(const char* call, int id) {
@@ -87,9 +111,14 @@ int scopedsm_size(void) { return 1; }
 size_t scopedsm_page_size(void) { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 int scopedsm_num_locks(void) { return Maxlocks; }
 int scopedsm_num_condvars(void) { return Maxcondvs; }
-void* scopedsm_alloc(size_t size) { return allocate("scopedsm_alloc", size); }
-void* scopedsm_alloc_cyclic(size_t size, size_t, int) { return allocate("scopedsm_alloc_cyclic", size); }
-void* scopedsm_alloc_first_touch(size_t size) { return allocate("scopedsm_alloc_first_touch", size); }
+void* scopedsm_alloc(size_t size) { return allocate("scopedsm_alloc", size, nullptr); }
+void* scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank) {
+  Placement p;
+  p.block_bytes = block;
+  p.start_rank = start_rank;
+  return allocate("scopedsm_alloc_cyclic", size, &p);
+}
+void* scopedsm_alloc_first_touch(size_t size) { return allocate("scopedsm_alloc_first_touch", size, nullptr); }
 int scopedsm_home_of(const void*) { return 0; }
 int scopedsm_is_shared(const void*) { return 0; }
 
@@ -158,14 +187,11 @@ void scopedsm_fatal(const char* fmt, ...) {
 // JIAJIA surface.
 void jia_init(int argc, char** argv) { scopedsm_init(&argc, &argv); }
 void jia_exit(void) { scopedsm_finalize(); }
-unsigned long jia_alloc3(int size, int, int) {
-  if (size < 0) die("jia_alloc3", "negative size");
-  return reinterpret_cast<unsigned long>(allocate("jia_alloc3", static_cast<size_t>(size)));
-}
-unsigned long jia_alloc2(int size, int block) { return jia_alloc3(size, block, 0); }
-unsigned long jia_alloc2p(int size, int proc) { return jia_alloc3(size, size, proc); }
-unsigned long jia_alloc1(int size) { return jia_alloc3(size, size, 0); }
-unsigned long jia_alloc(int size) { return jia_alloc3(size, size, 0); }
+unsigned long jia_alloc3(int size, int block, int start) { return jia_alloc_as("jia_alloc3", size, block, start); }
+unsigned long jia_alloc2(int size, int block) { return jia_alloc_as("jia_alloc2", size, block, 0); }
+unsigned long jia_alloc2p(int size, int proc) { return jia_alloc_as("jia_alloc2p", size, size, proc); }
+unsigned long jia_alloc1(int size) { return jia_alloc_as("jia_alloc1", size, size, 0); }
+unsigned long jia_alloc(int size) { return jia_alloc_as("jia_alloc", size, size, 0); }
 void jia_lock(int id) { scopedsm_lock(id); }
 void jia_unlock(int id) { scopedsm_unlock(id); }
 void jia_barrier(void) { scopedsm_barrier(); }
@@ -190,6 +216,7 @@ void jia_bcast(void*, int, int root) {
 }
 void jia_reduce(void* sendbuf, void* recvbuf, int count, int op, int root) {
   if (root != 0) die("jia_reduce", "root out of range");
+  if (count < 0) die("jia_reduce", "negative count");
   size_t elem = op <= MIN_INT ? sizeof(int) : op <= MIN_FLOAT ? sizeof(float) : sizeof(double);
   if (op < 0 || op > MIN_DOUBLE) die("jia_reduce", "unknown operation");
   std::memmove(recvbuf, sendbuf, elem * static_cast<size_t>(count));

@@ -54,7 +54,8 @@ Status parse_bool(const char* name, const std::string& v, bool* out) {
 const std::vector<ConfigVariable>& config_variables() {
   static const std::vector<ConfigVariable> vars = {
       {"SCOPEDSM_REGION_SIZE", "16G",
-       "Shared address space reserved in every process (suffix K, M, G or T). Allocations beyond it fail. "
+       "Shared address space reserved in every process (suffix K, M, G or T). Allocations beyond it fail, and "
+       "beyond its first 2^32 pages (16 TiB of 4 KiB pages), which is all that 32-bit page numbers name. "
        "Only touched pages use memory."},
       {"SCOPEDSM_CACHE_PAGES", "65536",
        "Capacity of each process's cache of remote pages, in pages (at least 4: one instruction may touch "

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstring>
 
+#include "common/checked.h"
+
 namespace scopedsm {
 
 namespace {
@@ -148,7 +150,8 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
       if (!take(&at, end, &first) || !take(&at, end, &count)) return Status::Error("diff run header truncated");
       if (count == 0) return Status::Error("diff run of zero words");
       if (first < next_word) return Status::Error("diff runs overlap or are out of order");
-      if (static_cast<size_t>(first) + count > words) return Status::Error("diff run extends past the page end");
+      const std::optional<size_t> run_end = checked_add<size_t>(first, count);
+      if (!run_end || *run_end > words) return Status::Error("diff run extends past the page end");
       if (static_cast<size_t>(end - at) < count) return Status::Error("diff masks truncated");
       const uint8_t* masks = reinterpret_cast<const uint8_t*>(at);
       at += count;
@@ -171,7 +174,7 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
       }
       at += nbytes;
       changed += nbytes;
-      next_word = static_cast<size_t>(first) + count;
+      next_word = *run_end;
     }
   }
   *page_out = page_index;

@@ -1,5 +1,7 @@
 #include "protocol/messages.h"
 
+#include "common/checked.h"
+
 namespace scopedsm {
 
 namespace {
@@ -212,7 +214,8 @@ Status decode(Reader* r, const Limits& l, CollectiveDoneMsg* m) {
   uint32_t count = 0;
   TRY(r->get(&count));
   if (count > static_cast<uint32_t>(l.ranks)) return Status::Error("more payloads than ranks");
-  if (static_cast<uint64_t>(count) * 4 > r->remaining()) return Status::Error("payload count exceeds the message");
+  const std::optional<uint64_t> need = checked_mul<uint64_t>(count, 4);  // a u32 length per payload at least
+  if (!need || *need > r->remaining()) return Status::Error("payload count exceeds the message");
   m->blobs.assign(count, {});
   for (auto& b : m->blobs) {
     uint32_t n = 0;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/checked.h"
+
 namespace scopedsm {
 
 void put_notices(Writer* out, const std::vector<WriteNotice>& notices) {
@@ -15,7 +17,9 @@ void put_notices(Writer* out, const std::vector<WriteNotice>& notices) {
 Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<WriteNotice>* out) {
   uint32_t count = 0;
   if (Status s = in->get(&count); !s.ok()) return s;
-  if (static_cast<uint64_t>(count) * 8 > in->remaining()) return Status::Error("notice count exceeds the message");
+  // Checked before reserving: a forged count must not size the vector.
+  const std::optional<uint64_t> need = checked_mul<uint64_t>(count, 8);
+  if (!need || *need > in->remaining()) return Status::Error("notice count exceeds the message");
   out->clear();
   out->reserve(count);
   for (uint32_t i = 0; i < count; ++i) {

@@ -137,6 +137,11 @@ void Runtime::start(int* argc, char*** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
   s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size);
   if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  // A diff names its first word in 16 bits (protocol/diff.h): pages of more
+  // than 65536 words would have their high words written at the wrong offset.
+  if (state_->region.page_size() / 8 > 65536)
+    fatal("jia_init: the page size of %zu bytes is larger than the 512 KiB the diff format can address",
+          state_->region.page_size());
   s = state_->pages.init(state_->region.num_pages());
   if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
   s = state_->cache.init(cfg.cache_pages, state_->region.page_size());
@@ -214,45 +219,42 @@ bool Runtime::on_region_fault(void* addr, Access access) {
 
 void* Runtime::allocate(const char* call, const std::string& call_text, uint64_t bytes, const Placement& placement) {
   RuntimeState& s = *state_;
-  const uint64_t ps = s.region.page_size();
-  if (bytes == 0) fatal("%s: allocation of zero bytes; ask for at least one byte", call_text.c_str());
-  const uint64_t pages = (bytes + ps - 1) / ps;
-  if (pages > s.region.num_pages() - next_page_)
-    fatal("%s: %" PRIu64 " bytes asked for but only %" PRIu64 " bytes of the shared region remain (SCOPEDSM_REGION_SIZE=%" PRIu64
-          "); allocate less or raise SCOPEDSM_REGION_SIZE",
-          call_text.c_str(), bytes, (s.region.num_pages() - next_page_) * ps, s.region.bytes());
-  if (placement.kind == Placement::kCyclic) {
-    if (placement.start_rank < 0 || placement.start_rank >= s.size)
-      fatal("%s: start host %d is not a rank; it must be from 0 to %d", call_text.c_str(), placement.start_rank,
-            s.size - 1);
-    if (placement.block_bytes == 0) fatal("%s: block size of zero bytes; give a positive block size", call_text.c_str());
-  }
+  // Sizes, blocks and start ranks are checked before the rendezvous, so a
+  // bad value is reported as the call the program made. Every process
+  // passes the same arguments, so every process reports the same thing.
+  const AllocSpace space{s.region.page_size(), s.size, next_page_, s.region.num_pages()};
+  AllocLayout layout;
+  if (Status st = plan_allocation(bytes, placement, space, &layout); !st.ok())
+    fatal("%s: %s", call_text.c_str(), st.message().c_str());
   if (s.stack.depth() > 1)
     fatal("%s: collective allocation inside a critical section (%s); allocate outside locks", call_text.c_str(),
           s.stack.describe().c_str());
   // Phase 1: everyone asks for the same thing.
   sync_->collective(call_text, {});
-  const uint64_t first = next_page_;
-  const uint64_t block_pages = placement.kind == Placement::kCyclic ? (placement.block_bytes + ps - 1) / ps : 1;
-  const int start = placement.start_rank;
   const int size = s.size;
-  coherence_->place_pages(first, pages, [&](uint64_t p) -> int32_t {
-    if (placement.kind == Placement::kFirstTouch) return kHomeUnknown;
-    return static_cast<int32_t>((static_cast<uint64_t>(start) + (p - first) / block_pages) % static_cast<uint64_t>(size));
+  coherence_->place_pages(layout.first_page, layout.pages, [&](uint64_t p) -> int32_t {
+    return layout.first_touch ? kHomeUnknown : cyclic_home(layout, size, p);
   }, call);
-  next_page_ += pages;
+  next_page_ = layout.first_page + layout.pages;
   s.pages.set_allocated(next_page_);
   // Phase 2: nobody touches the new pages before every home has set them up.
   sync_->collective(call_text + " [pages placed]", {});
-  return s.region.app(first);
+  return s.region.app(layout.first_page);
 }
 
-void Runtime::prepare(const void* addr, size_t len, bool for_write) {
+void Runtime::prepare(const void* addr, size_t len, bool for_write, const char* call) {
   RuntimeState& s = *state_;
-  if (len == 0 || !s.region.contains(addr)) return;
-  const uint64_t first = s.region.page_of(addr);
-  const uint64_t last = s.region.page_of(static_cast<const std::byte*>(addr) + len - 1);
-  coherence_->prepare(first, last - first + 1, for_write ? Access::kWrite : Access::kRead);
+  // Only the part inside the region is ours. Computing addr + len - 1 as a
+  // pointer would wrap for a huge len, and a range running past the region
+  // would index page metadata beyond its end.
+  std::optional<PageSpan> span = region_pages_of(reinterpret_cast<uintptr_t>(s.region.base()), s.region.bytes(),
+                                                 s.region.page_size(), reinterpret_cast<uintptr_t>(addr), len);
+  if (!span) return;
+  if (span->count > s.pages.allocated() || span->first > s.pages.allocated() - span->count)
+    fatal("%s(%p, %zu): the range reaches shared pages that are not allocated (allocated: %" PRIu64
+          " pages from %p); prepare only allocated memory",
+          call, addr, len, s.pages.allocated(), static_cast<void*>(s.region.base()));
+  coherence_->prepare(span->first, span->count, for_write ? Access::kWrite : Access::kRead);
 }
 
 int Runtime::home_of(const void* addr, const char* call) {

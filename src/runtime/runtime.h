@@ -10,17 +10,12 @@
 #include <string>
 
 #include "protocol/coherence.h"
+#include "runtime/alloc_plan.h"
 #include "runtime/service.h"
 #include "runtime/state.h"
 #include "sync/sync_client.h"
 
 namespace scopedsm {
-
-struct Placement {
-  enum Kind { kCyclic, kFirstTouch } kind = kCyclic;
-  uint64_t block_bytes = 0;  // cyclic: bytes per block (rounded up to pages)
-  int start_rank = 0;        // cyclic: home of the first block
-};
 
 class Runtime {
  public:
@@ -34,11 +29,14 @@ class Runtime {
   void finalize(const char* call);
 
   // Collective: every process passes the same arguments. `call_text` is the
-  // call as the user wrote it, for mismatch reports.
+  // call as the user wrote it, for mismatch reports and for the report of a
+  // size, block or start rank that plan_allocation refuses.
   void* allocate(const char* call, const std::string& call_text, uint64_t bytes, const Placement& placement);
 
-  // Makes [addr, addr+len) safe for kernel or MPI access (no faults needed).
-  void prepare(const void* addr, size_t len, bool for_write);
+  // Makes the shared part of [addr, addr+len) safe for kernel or MPI access
+  // (no faults needed); the rest is not ours. Reports a range that reaches
+  // unallocated shared pages, naming `call`.
+  void prepare(const void* addr, size_t len, bool for_write, const char* call);
 
   int home_of(const void* addr, const char* call);
 

@@ -24,12 +24,14 @@ struct Outcome {
   bool killed_by_us = false;
 };
 
-// Runs the misuse program on `np` processes with extra environment entries.
-Outcome run_case(const std::string& name, int np, const std::vector<std::string>& env_extra, double limit_s = 30) {
+// Runs a misuse program (misuse.c unless told) on `np` processes with extra
+// environment entries.
+Outcome run_case(const std::string& name, int np, const std::vector<std::string>& env_extra, double limit_s = 30,
+                 const char* program = SCOPEDSM_MISUSE_PROGRAM) {
   std::vector<std::string> args = {SCOPEDSM_MPIEXEC, "-n", std::to_string(np)};
   const char* const flags[] = {SCOPEDSM_MPIEXEC_FLAGS_LIST nullptr};
   for (const char* const* f = flags; *f != nullptr; ++f) args.push_back(*f);
-  args.push_back(SCOPEDSM_MISUSE_PROGRAM);
+  args.push_back(program);
   args.push_back(name);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -107,18 +109,26 @@ struct Case {
 
 std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name << "/np" << c.np; }
 
-class Misuse : public testing::TestWithParam<Case> {};
-
-TEST_P(Misuse, EndsTheJobWithAClearMessage) {
-  const Case& c = GetParam();
-  Outcome o = run_case(c.name, c.np, c.env);
+void expect_clear_death(const Case& c, const char* program) {
+  Outcome o = run_case(c.name, c.np, c.env, 30, program);
   EXPECT_FALSE(o.killed_by_us) << "the job hung; output:\n" << o.output;
   EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << "exited with status 0; output:\n" << o.output;
   EXPECT_LT(o.seconds, 25.0) << o.output;
   EXPECT_TRUE(std::regex_search(o.output, std::regex(c.pattern))) << "expected /" << c.pattern << "/ in:\n" << o.output;
   EXPECT_EQ(o.output.find("was not detected"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find(" alias at "), std::string::npos) << o.output;
 }
 
+class Misuse : public testing::TestWithParam<Case> {};
+TEST_P(Misuse, EndsTheJobWithAClearMessage) { expect_clear_death(GetParam(), SCOPEDSM_MISUSE_PROGRAM); }
+
+// The same for the C++ API (misuse_cxx.cc).
+class MisuseCxx : public testing::TestWithParam<Case> {};
+TEST_P(MisuseCxx, EndsTheJobWithAClearMessage) { expect_clear_death(GetParam(), SCOPEDSM_MISUSE_CXX_PROGRAM); }
+
+std::string case_name(const testing::TestParamInfo<Case>& p) {
+  return std::string(p.param.name) + "_np" + std::to_string(p.param.np);
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Errors, Misuse,
@@ -132,6 +142,44 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"alloc_zero", 2, "rank [0-9]+: jia_alloc\\(size=0.*allocation of zero bytes", {}},
         Case{"alloc_beyond_region", 2, "jia_alloc3\\(size=536870912.*only [0-9]+ bytes of the shared region remain",
              {"SCOPEDSM_REGION_SIZE=64M"}},
+        // Sizes, blocks and ranges that do not fit 64 bits or the protocol's
+        // 32-bit page numbers (issue 13): a message naming the call, never an
+        // address shared with another allocation and never a signal.
+        Case{"alloc_size_max", 2,
+             "rank [0-9]+: scopedsm_alloc\\(size=18446744073709551515\\): size too large: 18446744073709551515 bytes "
+             "cannot be rounded up to whole [0-9]+-byte pages within 64 bits \\(as a signed number it is -101",
+             {}},
+        Case{"alloc_first_touch_size_max", 1,
+             "scopedsm_alloc_first_touch\\(size=18446744073709551615\\): size too large: .*it is -1:", {}},
+        Case{"alloc_cyclic_block_max", 2,
+             "rank [0-9]+: scopedsm_alloc_cyclic\\(size=8192, block=18446744073709551615, start_rank=0\\): block size "
+             "too large: 18446744073709551615 bytes cannot be rounded up",
+             {}},
+        Case{"alloc_size_negative", 1,
+             "scopedsm_alloc\\(size=18446744073709546616\\): 18446744073709546616 bytes asked for but only [0-9]+ "
+             "bytes of the shared region remain.*as a signed number it is -5000:",
+             {}},
+        Case{"alloc_past_page_2_32", 1,
+             "scopedsm_alloc_first_touch\\(size=17592186048512\\): size too large: the allocation would end past "
+             "page 4294967296 .*32-bit page numbers",
+             {"SCOPEDSM_REGION_SIZE=32T"}},
+        Case{"prepare_huge_len", 1,
+             "scopedsm_prepare\\(0x[0-9a-f]+, 18446744073709551615\\): the range reaches shared pages that are not "
+             "allocated",
+             {}},
+        Case{"jia_alloc3_negative_size", 2, "jia_alloc3\\(size=-1, block=4096, starthost=0\\): negative size", {}},
+        Case{"jia_alloc3_int_max", 2,
+             "jia_alloc3\\(size=2147483647, block=2147483647, starthost=0\\): 2147483647 bytes asked for but only "
+             "[0-9]+ bytes of the shared region remain",
+             {"SCOPEDSM_REGION_SIZE=1G"}},
+        Case{"jia_alloc2_negative_block", 2,
+             "jia_alloc2\\(size=8192, block=-2147483648, starthost=0\\): block size must be positive", {}},
+        Case{"jia_alloc2p_int_max", 1,
+             "jia_alloc2p\\(size=2147483647, block=2147483647, starthost=0\\): 2147483647 bytes asked for but only",
+             {"SCOPEDSM_REGION_SIZE=1G"}},
+        Case{"jia_alloc1_negative_size", 1, "jia_alloc1\\(size=-2147483648, block=-2147483648, starthost=0\\): "
+             "negative size", {}},
+        Case{"jia_alloc_negative_size", 2, "jia_alloc\\(size=-4096, block=-4096, starthost=0\\): negative size", {}},
         Case{"alloc_mismatch", 2, "mismatched collective calls: rank [01] called jia_alloc3\\(size=(4096|8192)", {}},
         Case{"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)", {}},
         Case{"alloc_in_cs", 1, "collective allocation inside a critical section", {}},
@@ -154,7 +202,28 @@ INSTANTIATE_TEST_SUITE_P(
         // The lock's home reports first (at 80% of the timeout), naming the holder.
         Case{"timeout", 2, "rank 0: timed out: rank 1 has waited 1\\.[0-9] s for lock 0 \\(homed here\\), which is held by rank 0",
              {"SCOPEDSM_TIMEOUT=2"}}),
-    [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_np" + std::to_string(p.param.np); });
+    case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    Errors, MisuseCxx,
+    testing::Values(
+        Case{"alloc_array_minus_one", 2,
+             "rank [0-9]+: alloc_array<double>\\(n=18446744073709551615\\): n is -1 as a signed number: a negative "
+             "count converted to size_t",
+             {}},
+        Case{"alloc_array_wraps", 1,
+             "alloc_array<double>\\(n=2305843009213693953\\): n \\* sizeof\\(T\\) = n \\* 8 bytes is more than any "
+             "object can hold",
+             {}},
+        Case{"alloc_array_cyclic_minus_one", 1, "alloc_array<int>\\(n=18446744073709551615\\): n is -1 as a signed", {}},
+        Case{"alloc_array_first_touch_wraps", 1,
+             "alloc_array<(long unsigned int|unsigned long|std::uint64_t|uint64_t)>\\(n=4611686018427387904\\): n "
+             "\\* sizeof\\(T\\) = n \\* 8 bytes",
+             {}},
+        Case{"alloc_array_block_max", 2,
+             "scopedsm_alloc_cyclic\\(size=8192, block=18446744073709551615, start_rank=0\\): block size too large",
+             {}}),
+    case_name);
 
 // Built with AddressSanitizer (gcc says so with a macro, clang with a feature).
 #if defined(__SANITIZE_ADDRESS__)

@@ -47,6 +47,36 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(c, "alloc_zero")) jia_alloc(0);
   if (!strcmp(c, "alloc_beyond_region")) jia_alloc3(512 << 20, 4096, 0); /* region is set to 64M */
+  /* Sizes and blocks that do not round up to whole pages in 64 bits. Before
+   * the checks, the first rounded down to zero pages and returned the address
+   * the next allocation then received as well. */
+  if (!strcmp(c, "alloc_size_max")) {
+    char *a = (char *)scopedsm_alloc(SIZE_MAX - 100);
+    char *b = (char *)scopedsm_alloc(4096);
+    if (a == b) fprintf(stderr, "scopedsm_alloc(SIZE_MAX - 100) and the next allocation alias at %p\n", (void *)a);
+  }
+  if (!strcmp(c, "alloc_first_touch_size_max")) {
+    char *a = (char *)scopedsm_alloc_first_touch(SIZE_MAX);
+    char *b = (char *)scopedsm_alloc_first_touch(4096);
+    if (a == b)
+      fprintf(stderr, "scopedsm_alloc_first_touch(SIZE_MAX) and the next allocation alias at %p\n", (void *)a);
+  }
+  if (!strcmp(c, "alloc_cyclic_block_max")) scopedsm_alloc_cyclic(8192, SIZE_MAX, 0);
+  /* Rounds up fine, but is a negative size converted to size_t. */
+  if (!strcmp(c, "alloc_size_negative")) scopedsm_alloc((size_t)-5000);
+  /* Page numbers travel as 32 bits: page 2^32 would alias page 0. The region
+   * is set to 32T, 2^33 pages of 4 KiB. */
+  if (!strcmp(c, "alloc_past_page_2_32")) scopedsm_alloc_first_touch(((size_t)1 << 44) + 4096);
+  /* addr + len wraps: only the shared part counts, and it reaches pages no
+   * allocation holds. */
+  if (!strcmp(c, "prepare_huge_len")) scopedsm_prepare(scopedsm_alloc(4096), SIZE_MAX, 1);
+  /* The JIAJIA calls take int sizes and blocks. */
+  if (!strcmp(c, "jia_alloc3_negative_size")) jia_alloc3(-1, 4096, 0);
+  if (!strcmp(c, "jia_alloc3_int_max")) jia_alloc3(0x7fffffff, 0x7fffffff, 0); /* region is set to 1G */
+  if (!strcmp(c, "jia_alloc2_negative_block")) jia_alloc2(8192, -2147483647 - 1);
+  if (!strcmp(c, "jia_alloc2p_int_max")) jia_alloc2p(0x7fffffff, 0); /* region is set to 1G */
+  if (!strcmp(c, "jia_alloc1_negative_size")) jia_alloc1(-2147483647 - 1);
+  if (!strcmp(c, "jia_alloc_negative_size")) jia_alloc(-4096);
   if (!strcmp(c, "alloc_mismatch")) jia_alloc3(4096 * (1 + jiapid), 4096, 0);
   if (!strcmp(c, "barrier_vs_alloc")) {
     if (jiapid == 0) jia_barrier();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Negative controls for the fuzz target: each mutant removes or weakens one
-# check of the codec in a scratch copy of the sources, and the fuzzer must
-# catch it (crash or broken property) within SECONDS (default 120).
+# Negative controls for the fuzz targets: each mutant removes or weakens one
+# check of the codec (codec_fuzz) or of the allocation arithmetic (alloc_fuzz,
+# mutants named alloc-*) in a scratch copy of the sources, and the fuzzer
+# must catch it (crash or broken property) within SECONDS (default 120).
 #
 #   bash tests/fuzz/mutants.sh [SECONDS] [--no-corpus]
 #   ONLY=diff-overlap-allowed bash tests/fuzz/mutants.sh 600 --no-corpus
@@ -18,22 +19,26 @@ seeds=yes
 scratch=$(mktemp -d /tmp/scopedsm-mutants.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 
-# name | file under src/ | exact text | replacement
+# name | file under src/ (or ../include/) | exact text | replacement
 mutants=(
-  "diff-no-page-end-check|protocol/diff.cc|if (static_cast<size_t>(first) + count > words)|if (static_cast<size_t>(first) > 65535 + words)"
+  "diff-no-page-end-check|protocol/diff.cc|*run_end > words)|first > 65535 + words)"
   "diff-single-pass|protocol/diff.cc|for (int pass = 0; pass < 2; ++pass)|for (int pass = 1; pass < 2; ++pass)"
   "diff-overlap-allowed|protocol/diff.cc|if (first < next_word)|if (first + 1 < next_word)"
   "notices-writer-eq-ranks|protocol/notices.cc|n.writer >= ranks|n.writer > ranks"
-  "notices-no-count-check|protocol/notices.cc|if (static_cast<uint64_t>(count) * 8 > in->remaining())|if (false)"
+  "notices-no-count-check|protocol/notices.cc|*need > in->remaining()|false"
   "homeis-home-minus2|protocol/messages.cc|m->home < -1|m->home < -2"
   "trailing-bytes-ok|protocol/messages.cc|return r->remaining() == 0 ? Status::Ok()|return r->remaining() < 2 ? Status::Ok()"
   "header-length-short-ok|transport/wire.cc|if (h.payload_bytes != size_ - sizeof h)|if (h.payload_bytes > size_ - sizeof h)"
   "reader-overread|transport/wire.h|if (size_ - pos_ < sizeof(T))|if (size_ - pos_ + 1 < sizeof(T))"
   "stats-trailing-ok|stats/stats.cc|return pos == n;|return pos <= n;"
+  "alloc-round-up-wraps|common/checked.h|bytes / page_size + (bytes % page_size != 0 ? 1 : 0)|(bytes + page_size - 1) / page_size"
+  "alloc-no-page-number-limit|runtime/alloc_plan.cc|if (pages > nameable_free)|if (pages > nameable_free + kMaxPages)"
+  "alloc-range-no-clip|runtime/alloc_plan.cc|const uint64_t hi = std::min(end, region_end);|const uint64_t hi = std::max(end, region_end);"
+  "alloc-array-no-ptrdiff-limit|../include/scopedsm.hpp|if (b > static_cast<std::size_t>(PTRDIFF_MAX)) return false;|"
 )
 
 mkdir -p "$scratch/src" "$scratch/tests"
-cp -r "$root/CMakeLists.txt" "$root/cmake" "$scratch/"
+cp -r "$root/CMakeLists.txt" "$root/cmake" "$root/include" "$scratch/"
 cp -r "$root/src/." "$scratch/src/"
 cp -r "$root/tests/fuzz" "$scratch/tests/"
 build=$scratch/build
@@ -58,7 +63,9 @@ EOF
     stale=$((stale + 1))
     continue
   fi
-  if ! cmake --build "$build" --target codec_fuzz >"$scratch/build.log" 2>&1; then
+  target=codec_fuzz
+  [[ $name == alloc-* ]] && target=alloc_fuzz
+  if ! cmake --build "$build" --target "$target" >"$scratch/build.log" 2>&1; then
     tail -n 20 "$scratch/build.log"
     echo "mutant $name: does not build"
     cp "$root/src/$file" "$scratch/src/$file"
@@ -67,10 +74,15 @@ EOF
   fi
   rm -rf "$scratch/corpus" "$scratch/art"
   mkdir -p "$scratch/corpus" "$scratch/art"
-  [ "$seeds" = yes ] && cp "$root/tests/fuzz/corpus/codec/"* "$scratch/corpus/"
+  # alloc_fuzz has no seed corpus: it always starts from nothing.
+  flags=(-max_len=512)
+  if [ "$target" = codec_fuzz ]; then
+    [ "$seeds" = yes ] && cp "$root/tests/fuzz/corpus/codec/"* "$scratch/corpus/"
+    flags=(-max_len=8192 -dict="$root/tests/fuzz/codec.dict")
+  fi
   start=$(date +%s)
-  if "$build/tests/fuzz/codec_fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
-      -dict="$root/tests/fuzz/codec.dict" -artifact_prefix="$scratch/art/" "$scratch/corpus" >"$scratch/log" 2>&1; then
+  if "$build/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "${flags[@]}" \
+      -artifact_prefix="$scratch/art/" "$scratch/corpus" >"$scratch/log" 2>&1; then
     echo "mutant $name: MISSED in $secs s"
     missed=$((missed + 1))
   else
