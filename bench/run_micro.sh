@@ -49,10 +49,18 @@ else
   contended=()
 fi
 
-# name | processes (0: no launcher) | program and arguments
+# name | processes (0: no launcher) | program and arguments. A name ending
+# in _off runs with SCOPEDSM_NODE_SHARING=off (every process a node of its
+# own: the cross-node path).
 runs=(
   "read_fault|2|read_fault ${sizes[*]}"
   "read_fault_home_busy|2|read_fault --home-busy ${sizes[*]}"
+  "read_refetch|2|read_fault --refetch ${sizes[*]}"
+  "read_refetch_home_busy|2|read_fault --refetch --home-busy ${sizes[*]}"
+  "read_fault_off|2|read_fault ${sizes[*]}"
+  "read_fault_home_busy_off|2|read_fault --home-busy ${sizes[*]}"
+  "read_refetch_home_busy_off|2|read_fault --refetch --home-busy ${sizes[*]}"
+  "write_fault_release_off|2|write_fault_release ${sizes[*]}"
   "write_fault_release|2|write_fault_release ${sizes[*]}"
   "lock_uncontended|2|lock_uncontended ${sizes[*]}"
   "barrier_np2|2|barrier ${sizes[*]}"
@@ -74,11 +82,13 @@ for run in "${runs[@]}"; do
   read -r -a argv <<<"$cmd"
   argv[0]=$bin/${argv[0]}
   if [ "$np" -gt 0 ]; then argv=("${mpirun[@]}" -n "$np" "${argv[@]}"); fi
+  sharing=on
+  case "$name" in *_off) sharing=off ;; esac
   load=$(cut -d' ' -f1 /proc/loadavg)
-  echo "== $name (load $load): ${argv[*]}" >&2
-  if "${argv[@]}" >"$tmp" && [ -s "$tmp" ]; then
+  echo "== $name (load $load, node sharing $sharing): ${argv[*]}" >&2
+  if SCOPEDSM_NODE_SHARING=$sharing "${argv[@]}" >"$tmp" && [ -s "$tmp" ]; then
     line=$(head -n1 "$tmp")
-    entries+=("{\"commit\":\"$commit\",\"loadavg\":$load,${line#\{}")
+    entries+=("{\"run\":\"$name\",\"node_sharing\":\"$sharing\",\"commit\":\"$commit\",\"loadavg\":$load,${line#\{}")
   else
     failed=1
     entries+=("{\"bench\":\"$name\",\"commit\":\"$commit\",\"loadavg\":$load,\"error\":\"failed; see stderr\"}")

@@ -30,7 +30,7 @@ def main(paths, markdown=False):
     for path in paths:
         with open(path) as f:
             for entry in json.load(f):
-                name = entry["bench"]
+                name = entry.get("run", entry["bench"])
                 if name not in rows:
                     rows[name] = []
                     order.append(name)

@@ -10,7 +10,10 @@
 //     exited on signal 9", or ScopeDSM's own report naming the rank);
 //   - within 10 s of the failure the launcher has exited and no process of
 //     the job is left (every PID the job printed, and every process whose
-//     command line carries this run's tag, scanned in /proc).
+//     command line carries this run's tag, scanned in /proc);
+//   - ScopeDSM left no file behind in /dev/shm (it shares memory through
+//     memfds only, which the kernel frees with their last user; Open MPI's
+//     own vader segments of a killed job are MPI's and not checked).
 #include <gtest/gtest.h>
 #include <dirent.h>
 #include <signal.h>
@@ -18,7 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <fstream>
 #include <mutex>
@@ -68,6 +73,17 @@ std::vector<std::string> survivors(const std::vector<long>& pids, const std::str
     closedir(d);
   }
   return alive;
+}
+
+// Files of ScopeDSM's in /dev/shm (any name containing "scopedsm").
+std::vector<std::string> scopedsm_files_in_dev_shm() {
+  std::vector<std::string> found;
+  if (DIR* d = opendir("/dev/shm")) {
+    while (dirent* e = readdir(d))
+      if (std::string(e->d_name).find("scopedsm") != std::string::npos) found.push_back(e->d_name);
+    closedir(d);
+  }
+  return found;
 }
 
 struct Outcome {
@@ -203,6 +219,7 @@ TEST_P(Failure, EveryOtherProcessEndsNonZeroWithin10sNamingTheLostRank) {
   std::string left;
   for (auto& s : o.left_over) left += "  " + s + "\n";
   EXPECT_TRUE(o.left_over.empty()) << "processes left 10 s after the failure:\n" << left << o.output;
+  EXPECT_TRUE(scopedsm_files_in_dev_shm().empty()) << "ScopeDSM files left in /dev/shm";
   std::printf("[ figures  ] %s victim %d: launcher exited %.2f s and the last process was gone %.2f s after the failure\n",
               c.name, c.victim, o.launcher_exit_after, o.all_gone_after);
 }
@@ -256,6 +273,15 @@ TEST(Controls, ANormalEndIsSeen) {
   EXPECT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.output;
   EXPECT_NE(o.output.find("FINISHED rank 0"), std::string::npos) << o.output;
   EXPECT_TRUE(o.left_over.empty());
+  EXPECT_TRUE(scopedsm_files_in_dev_shm().empty()) << "ScopeDSM files left in /dev/shm after a normal end";
+}
+
+TEST(Controls, AFileLeftInDevShmIsSeen) {
+  const std::string path = "/dev/shm/scopedsm.failure-test-control." + std::to_string(getpid());
+  { std::ofstream f(path); f << "x"; }
+  const auto found = scopedsm_files_in_dev_shm();
+  std::remove(path.c_str());
+  EXPECT_NE(std::find(found.begin(), found.end(), path.substr(9)), found.end());
 }
 
 TEST(Controls, AProcessLeftBehindIsSeen) {

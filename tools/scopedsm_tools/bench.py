@@ -26,6 +26,8 @@ CONFIGS = {
     "first-touch": {"SCOPEDSM_HOME_POLICY": "first-touch"},
     "write-all": {"SCOPEDSM_WRITE_DETECT": "all"},
     "small-cache": {"SCOPEDSM_CACHE_PAGES": "256"},
+    # Every process a node of its own: pages and diffs through messages.
+    "node-sharing-off": {"SCOPEDSM_NODE_SHARING": "off"},
 }
 VARIANTS = ["seq", "dsm", "mpi", "omp"]
 

@@ -105,7 +105,7 @@ def micro_ratio(obj):
     ratio = obj.get("ratio")
     if not isinstance(ratio, (int, float)):
         ratio = median / base_median if base_median else None
-    name = obj.get("bench") or obj.get("name") or "?"
+    name = obj.get("run") or obj.get("bench") or obj.get("name") or "?"
     return name, median, base_median, ratio, obj.get("unit", "")
 
 
