@@ -1,5 +1,6 @@
 #include "stats/stats_record.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -129,6 +130,20 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
                   static_cast<double>(r.get("diff_bytes_made")) / 1024.0,
                   static_cast<unsigned long long>(r.get("invalidations")), static_cast<unsigned long long>(msgs),
                   static_cast<double>(bytes) / 1024.0);
+    os << line;
+  }
+  // The node layout every record carries (Stats::set_layout).
+  if (!records.empty()) {
+    uint64_t most = 0;
+    bool shared = false;
+    for (const auto& r : records) {
+      most = std::max(most, r.get("node_procs"));
+      shared = shared || r.get("node_shared") != 0;
+    }
+    const uint64_t nodes = records.front().get("nodes");
+    std::snprintf(line, sizeof line, "layout: %zu processes on %llu node%s, at most %llu per node; %s\n", records.size(),
+                  static_cast<unsigned long long>(nodes), nodes == 1 ? "" : "s", static_cast<unsigned long long>(most),
+                  shared ? "node peers copy pages from each other's memory" : "every page travels by message");
     os << line;
   }
   return os.str();
