@@ -40,18 +40,44 @@ TEST(Condvar, ChainOfProducers) {
 }
 
 TEST(Condvar, ResetMakesWaitersBlockAgain) {
-  auto* step = static_cast<int*>(scopedsm_alloc(sizeof(int)));
-  const int cv = 20;
-  for (int round = 1; round <= 3; ++round) {
+  // Each round, every other process w waits on its own condition variable
+  // (homed at w), which rank 0 sets and, between rounds, resets. Before
+  // waiting, w reads `data` (so it holds a copy of the round before's value)
+  // and tells rank 0 by message; rank 0 writes the round's value only after
+  // every such message, then sets. A waiter must therefore return with the
+  // set's notice for `data` and read the new value. Had the reset left the
+  // flag set, w's own home would answer jia_waitcv at once (in practice
+  // before the set, which needs w's message first) with no notices (the
+  // barrier after the reset drops the old ones), and w would read its old
+  // copy. Messages carry no coherence; they only order.
+  constexpr int kTagReady = 4242;
+  auto* data = static_cast<long*>(scopedsm_alloc_cyclic(page(), page(), 0));
+  auto cv_of = [](int w) {
+    int c = 20;
+    while (c % nprocs() != w) ++c;
+    return c;
+  };
+  auto value = [](int round) { return 7000L + round; };
+  if (rank() == 0) *data = value(0);
+  jia_barrier();
+  for (int round = 1; round <= 4; ++round) {
     if (rank() == 0) {
-      *step = round;
-      jia_setcv(cv);
+      for (int w = 1; w < nprocs(); ++w) {
+        int ready = 0;
+        scopedsm_recv(&ready, sizeof ready, w, kTagReady);
+        EXPECT_EQ(ready, round);
+      }
+      *data = value(round);
+      for (int w = 1; w < nprocs(); ++w) jia_setcv(cv_of(w));
     } else {
-      jia_waitcv(cv);
-      EXPECT_EQ(*step, round);
+      EXPECT_EQ(*data, value(round - 1));
+      scopedsm_send(&round, sizeof round, 0, kTagReady);
+      jia_waitcv(cv_of(rank()));
+      EXPECT_EQ(*data, value(round)) << "round " << round << ": jia_waitcv returned before the set";
     }
     jia_barrier();
-    if (rank() == 0) jia_resetcv(cv);
+    if (rank() == 0)
+      for (int w = 1; w < nprocs(); ++w) jia_resetcv(cv_of(w));
     jia_barrier();
   }
 }

@@ -9,30 +9,51 @@ using namespace scopedsm_test;
 namespace {
 
 TEST(Locks, NestedSectionsAttributeWritesToTheRightLocks) {
-  // x0 is written under lock 0 around an inner section of lock 1 that
-  // writes x1 (and x0 again: Fig 3.7 cases a and b). A later acquirer of
-  // lock 1 alone must see x1; one of lock 0 must see both.
+  // Each round one process, in turn, writes x0 under lock 0 around an inner
+  // section of lock 1 that writes x1 and x0 again (Fig 3.7 cases a and b).
+  // Then every other process takes lock 0 alone and must see all of it, the
+  // inner section's writes included: popping lock 1's level merges its pages
+  // into lock 0's, so lock 0's release carries them. Then it takes lock 1
+  // alone and must see what was written under lock 1. Values are never 0 and
+  // differ every round, and readers still hold their copies of the round
+  // before (x1 is homed at one rank only), so a missing notice shows as a
+  // stale value.
   auto* x0 = static_cast<long*>(scopedsm_alloc_cyclic(page(), page(), 0));
   auto* x1 = static_cast<long*>(scopedsm_alloc_cyclic(page(), page(), nprocs() - 1));
-  for (int round = 0; round < 10; ++round) {
-    jia_lock(0);
-    x0[0] += 1;
-    jia_lock(1);
-    x1[0] += 10;
-    x0[1] += 1;
-    jia_unlock(1);
-    x0[2] += 1;
-    jia_unlock(0);
+  auto value = [](int round, int k) { return 1000L * (round + 1) + k + 1; };
+  const int rounds = 4 * nprocs();
+  for (int round = 0; round < rounds; ++round) {
+    const int writer = round % nprocs();
+    if (rank() == writer) {
+      jia_lock(0);
+      x0[0] = value(round, 0);
+      jia_lock(1);
+      x1[0] = value(round, 1);
+      x0[1] = value(round, 2);
+      jia_unlock(1);
+      x0[2] = value(round, 3);
+      jia_unlock(0);
+    }
+    // No coherence action: it only makes the readers' acquires come after
+    // the writer's releases, and the next writer wait for the readers.
+    jia_wait();
+    if (rank() != writer) {
+      jia_lock(0);
+      EXPECT_EQ(x1[0], value(round, 1)) << "round " << round << ": lock 0 did not carry the inner section's write";
+      EXPECT_EQ(x0[1], value(round, 2)) << "round " << round;
+      EXPECT_EQ(x0[0], value(round, 0)) << "round " << round;
+      EXPECT_EQ(x0[2], value(round, 3)) << "round " << round;
+      jia_unlock(0);
+      jia_lock(1);
+      EXPECT_EQ(x1[0], value(round, 1)) << "round " << round << ": lock 1 alone";
+      EXPECT_EQ(x0[1], value(round, 2)) << "round " << round << ": lock 1 alone";
+      jia_unlock(1);
+    }
+    jia_wait();
   }
-  jia_lock(1);
-  long seen1 = x1[0];
-  jia_unlock(1);
-  EXPECT_EQ(seen1 % 10, 0);
   jia_barrier();
-  EXPECT_EQ(x0[0], 10L * nprocs());
-  EXPECT_EQ(x0[1], 10L * nprocs());
-  EXPECT_EQ(x0[2], 10L * nprocs());
-  EXPECT_EQ(x1[0], 100L * nprocs());
+  EXPECT_EQ(x0[0], value(rounds - 1, 0));
+  EXPECT_EQ(x1[0], value(rounds - 1, 1));
   jia_barrier();
 }
 
@@ -63,9 +84,49 @@ TEST(Locks, InnerLockPassesItsDataWithoutTheOuter) {
 }
 
 TEST(Locks, WaitMayBeCalledInsideACriticalSection) {
-  jia_lock(100 + rank());
-  jia_wait();
-  jia_unlock(100 + rank());
+  // jia_wait is a rendezvous with no coherence action, allowed inside a
+  // critical section, which goes on across it (MEMORY_MODEL.md N3). Each
+  // round every process counts its arrival under lock 99, then calls
+  // jia_wait while holding its own lock 100 + rank, writing a[rank] before
+  // and b[rank] after it.
+  // (1) Past the wait, every arrival of the round is counted. Rank 0 counts
+  // one; the others count kSteps each, one critical section per step, so a
+  // process that left the wait early would find the count short. Nobody
+  // counts for the next round before the last jia_wait of this one, so the
+  // count is exact.
+  // (2) The next process then takes that lock and sees both writes: the wait
+  // neither ended the section nor lost its notices (a[] and b[] live on pages
+  // homed at their writers, and the reader still holds its copies of the
+  // round before, so a lost notice would show as a stale value).
+  constexpr int kSteps = 16;
+  auto* arrived = static_cast<long*>(scopedsm_alloc_cyclic(page(), page(), 0));
+  auto* a = static_cast<long*>(scopedsm_alloc_cyclic(static_cast<size_t>(nprocs()) * page(), page(), 0));
+  auto* b = static_cast<long*>(scopedsm_alloc_cyclic(static_cast<size_t>(nprocs()) * page(), page(), 0));
+  auto slot = [](long* base, int who) -> long& { return base[static_cast<size_t>(who) * page() / sizeof(long)]; };
+  auto value = [](int round, int who, int k) { return 100000L * (round + 1) + 10L * who + k + 1; };
+  const long per_round = 1 + static_cast<long>(nprocs() - 1) * kSteps;
+  const int next = (rank() + 1) % nprocs();
+  for (int round = 0; round < 6; ++round) {
+    for (int step = 0; step < (rank() == 0 ? 1 : kSteps); ++step) {
+      jia_lock(99);
+      *arrived += 1;
+      jia_unlock(99);
+    }
+    jia_lock(100 + rank());
+    slot(a, rank()) = value(round, rank(), 0);
+    jia_wait();
+    slot(b, rank()) = value(round, rank(), 1);
+    jia_unlock(100 + rank());
+    jia_lock(99);
+    EXPECT_EQ(*arrived, per_round * (round + 1)) << "round " << round << ": left jia_wait before everyone arrived";
+    jia_unlock(99);
+    jia_wait();  // every section of this round is over
+    jia_lock(100 + next);
+    EXPECT_EQ(slot(a, next), value(round, next, 0)) << "round " << round << ": written before jia_wait";
+    EXPECT_EQ(slot(b, next), value(round, next, 1)) << "round " << round << ": written after jia_wait";
+    jia_unlock(100 + next);
+    jia_wait();  // nobody writes the next round's values before everyone has read
+  }
   jia_barrier();
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "memory/page_cache.h"
 #include "protocol/lock_stack.h"
 
@@ -55,22 +57,39 @@ TEST_F(LockStackTest, HoldsAndDescribe) {
   EXPECT_EQ(s.pop(), (std::vector<uint32_t>{9}));
 }
 
-TEST(PageCache, FreeSlotsThenRoundRobinVictims) {
+TEST(PageCache, FreeSlotsThenFirstInFirstOutVictims) {
+  // Victims come in the order pages were placed, whatever slots they are in:
+  // an invalidated page leaves the queue, and the page that next takes its
+  // slot joins at the back.
   PageCache c;
-  ASSERT_TRUE(c.init(3, 4096).ok());
-  uint32_t a = c.take_free(), b = c.take_free(), d = c.take_free();
+  ASSERT_TRUE(c.init(4, 4096).ok());
+  EXPECT_EQ(c.next_victim(), kNoSlot);
+  for (uint32_t s = 0; s < 4; ++s) EXPECT_EQ(c.take_free(), s);  // low slots first
   EXPECT_EQ(c.take_free(), kNoSlot);
-  c.occupy(a, 10);
-  c.occupy(b, 11);
-  c.occupy(d, 12);
-  EXPECT_EQ(c.used(), 3u);
-  uint32_t v1 = c.next_victim(), v2 = c.next_victim(), v3 = c.next_victim();
-  EXPECT_NE(v1, v2);
-  EXPECT_NE(v2, v3);
-  EXPECT_NE(v1, v3);
-  c.free(v2);
-  EXPECT_EQ(c.take_free(), v2);
-  c.twin(a)[0] = std::byte{1};  // twin buffers are usable memory
+  c.occupy(2, 10);
+  c.occupy(0, 11);
+  c.occupy(3, 12);
+  c.occupy(1, 13);
+  EXPECT_EQ(c.used(), 4u);
+  c.free(0);  // page 11 invalidated
+  EXPECT_EQ(c.take_free(), 0u);
+  c.occupy(0, 14);
+  // Evict as the coherence engine does: free the victim, take its slot
+  // back, place the new page there.
+  std::vector<uint64_t> evicted;
+  for (uint64_t page = 20; page < 24; ++page) {
+    const uint32_t v = c.next_victim();
+    evicted.push_back(c.page_in(v));
+    c.free(v);
+    ASSERT_EQ(c.take_free(), v);
+    c.occupy(v, page);
+  }
+  EXPECT_EQ(evicted, (std::vector<uint64_t>{10, 12, 13, 14}));
+  // A victim the caller keeps (pinned) goes to the back of the queue.
+  std::vector<uint64_t> offered;
+  for (int i = 0; i < 5; ++i) offered.push_back(c.page_in(c.next_victim()));
+  EXPECT_EQ(offered, (std::vector<uint64_t>{20, 21, 22, 23, 20}));
+  c.twin(0)[0] = std::byte{1};  // twin buffers are usable memory
 }
 
 }  // namespace
