@@ -83,12 +83,14 @@ unsigned long jia_alloc_as(const char* call, int size, int block, int) {
 
 void check_lock(const char* call, int id) {
   require_running(call);
-  if (id < 0 || id >= Maxlocks) die(call, "lock id out of range [0, 1024)");
+  static const std::string what = "lock id out of range [0, " + std::to_string(Maxlocks) + ")";
+  if (id < 0 || id >= Maxlocks) die(call, what.c_str());
 }
 
 void check_cv(const char* call, int cv) {
   require_running(call);
-  if (cv < 0 || cv >= Maxcondvs) die(call, "condition variable out of range [0, 64)");
+  static const std::string what = "condition variable out of range [0, " + std::to_string(Maxcondvs) + ")";
+  if (cv < 0 || cv >= Maxcondvs) die(call, what.c_str());
 }
 
 }  // namespace

@@ -237,7 +237,8 @@ Status decode(Reader* r, const Limits& l, HomeIsMsg* m) {
   TRY(r->get(&m->page));
   TRY(r->get(&m->home));
   TRY(check_page(m->page, l));
-  if (m->home < -1 || m->home >= l.ranks) return Status::Error("home " + std::to_string(m->home) + " is not a rank");
+  // Every claim names its claimant, so the directory always answers with a rank.
+  if (m->home < 0 || m->home >= l.ranks) return Status::Error("home " + std::to_string(m->home) + " is not a rank");
   return end(r);
 }
 

@@ -93,7 +93,7 @@ void valid_messages(Out* o) {
   o->write("COLLGRANT", encode(CollectiveDoneMsg{{Bytes(4, std::byte{1}), Bytes()}}, 16));
   o->write("HOMECLAIM", encode(HomeClaimMsg{7}, 17));
   o->write("HOMEIS", encode(HomeIsMsg{7, 2}, 19));
-  o->write("HOMEIS-unknown", encode(HomeIsMsg{8, -1}, 20));
+  o->write("bad-HOMEIS-home-minus1", encode(HomeIsMsg{8, -1}, 20));
   // Every type without a payload, and the header of every other type alone.
   for (size_t t = 1; t < kMsgTypeCount; ++t) {
     const auto type = static_cast<MsgType>(t);
