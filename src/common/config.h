@@ -25,6 +25,8 @@ enum class TestFault : uint32_t {
   kSkipInvalidate = 1u << 0,  // write notices invalidate nothing: stale reads
   kSkipDiff = 1u << 1,        // cached pages' diffs are dropped: lost writes
   kSkipNotices = 1u << 2,     // lock, condition-variable and barrier managers drop notices
+  kSkipNodeRecord = 1u << 3,  // node peers copy home pages without recording the copy: stale reads
+  kWholeWordMerge = 1u << 4,  // node peers merge whole changed words, not bytes: lost neighbour bytes
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -35,6 +37,8 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kSkipInvalidate, "skip-invalidate"},
     {TestFault::kSkipDiff, "skip-diff"},
     {TestFault::kSkipNotices, "skip-notices"},
+    {TestFault::kSkipNodeRecord, "skip-node-record"},
+    {TestFault::kWholeWordMerge, "whole-word-merge"},
 };
 
 struct Config {

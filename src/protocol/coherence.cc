@@ -12,6 +12,22 @@
 
 namespace scopedsm {
 
+namespace {
+
+// Negative control only (SCOPEDSM_TEST_FAULT=whole-word-merge): merges every
+// changed 8-byte word whole, overwriting bytes other writers own.
+size_t merge_whole_words(std::byte* home, const std::byte* page, const std::byte* twin, size_t page_size) {
+  size_t changed = 0;
+  for (size_t at = 0; at < page_size; at += 8) {
+    if (std::memcmp(page + at, twin + at, 8) == 0) continue;
+    std::memcpy(home + at, page + at, 8);
+    changed += 8;
+  }
+  return changed;
+}
+
+}  // namespace
+
 Coherence::Coherence(const CoherenceParts& p)
     : rank_(p.rank),
       size_(p.size),
@@ -25,7 +41,7 @@ Coherence::Coherence(const CoherenceParts& p)
       stack_(p.stack),
       stats_(p.stats),
       message_source_(p.transport, p.region->page_size()),
-      node_source_(p.region, p.node) {
+      node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0) {
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
   sources_.resize(static_cast<size_t>(size_));
@@ -266,8 +282,11 @@ void Coherence::make_diff(uint64_t page) {
   if (node_homes_[static_cast<size_t>(home)]) {
     // The home is on this node: the changed bytes go straight into its
     // memory, now. Nothing is pending and nothing needs acknowledging.
-    changed = merge_diff(region_->peer_page(node_->local_index(home), page), region_->alias(page),
-                         cache_->twin(m.slot), region_->page_size());
+    std::byte* at_home = region_->peer_page(node_->local_index(home), page);
+    if (test_fault(TestFault::kWholeWordMerge))
+      changed = merge_whole_words(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
+    else
+      changed = merge_diff(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
     if (changed != 0) ++stats_->node_diffs;
   } else {
     auto& w = pending_[static_cast<size_t>(home)];

@@ -10,7 +10,7 @@ namespace scopedsm {
 
 void NodeCopySource::fetch(uint64_t page, int home, uint32_t epoch, std::byte* dst) {
   const int local = node_->local_index(home);
-  region_->peer_share(local).record_copy(static_cast<uint32_t>(page), epoch);
+  if (!skip_record_) region_->peer_share(local).record_copy(static_cast<uint32_t>(page), epoch);
   // The home and other writers may change other words of the page while we
   // copy; docs/MEMORY_MODEL.md ("Copies taken while the home writes") says
   // why that is still correct under scope consistency.

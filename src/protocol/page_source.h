@@ -39,13 +39,16 @@ class PageSource {
 
 class NodeCopySource final : public PageSource {
  public:
-  NodeCopySource(const Region* region, const NodeTopology* node) : region_(region), node_(node) {}
+  // `skip_record` is a negative control only (SCOPEDSM_TEST_FAULT=skip-node-record).
+  NodeCopySource(const Region* region, const NodeTopology* node, bool skip_record)
+      : region_(region), node_(node), skip_record_(skip_record) {}
   const char* name() const override { return "node-copy"; }
   void fetch(uint64_t page, int home, uint32_t epoch, std::byte* dst) override;
 
  private:
   const Region* region_;
   const NodeTopology* node_;
+  const bool skip_record_;
 };
 
 class MessageSource final : public PageSource {
