@@ -103,10 +103,16 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
   if (base_ == nullptr) return Status::Error("could not find an address range free in every process for the shared region; "
                                              "try a smaller SCOPEDSM_REGION_SIZE");
 
-  void* alias = mmap(nullptr, file_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
+  void* alias = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
   if (alias == MAP_FAILED) return Status::Error(std::string("mapping the region's alias view failed: ") + std::strerror(errno));
   alias_ = static_cast<std::byte*>(alias);
-  share_ = HomeShare(alias_ + bytes_, num_pages_);
+  // The HomeShare gets a mapping of its own: address space is scarce for
+  // the largest regions (two views of 32 TiB), and a separate mapping can
+  // go wherever there is room.
+  std::byte* share = map_share(memfd_);
+  if (share == nullptr) return Status::Error(std::string("mapping the region's home records failed: ") + std::strerror(errno));
+  share_map_ = share;
+  share_ = HomeShare(share, num_pages_);
   void* prots = mmap(nullptr, num_pages_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (prots == MAP_FAILED) return Status::Error("allocating the protection map failed");
   prots_ = static_cast<uint8_t*>(prots);
@@ -119,21 +125,34 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
   return Status::Ok();
 }
 
+std::byte* Region::map_share(int fd) const {
+  void* p = mmap(nullptr, file_bytes_ - bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd,
+                 static_cast<off_t>(bytes_));
+  return p == MAP_FAILED ? nullptr : static_cast<std::byte*>(p);
+}
+
 Status Region::map_peers(const std::vector<int>& fds, int own) {
   peers_.assign(fds.size(), nullptr);
+  peer_share_maps_.assign(fds.size(), nullptr);
   peer_shares_.assign(fds.size(), HomeShare());
   Status result = Status::Ok();
   for (size_t i = 0; i < fds.size(); ++i) {
     if (static_cast<int>(i) == own) {
       peers_[i] = alias_;
+      peer_share_maps_[i] = share_map_;
+      peer_shares_[i] = share_;
     } else if (result.ok()) {
-      void* p = mmap(nullptr, file_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fds[i], 0);
-      if (p == MAP_FAILED)
+      void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fds[i], 0);
+      std::byte* share = p == MAP_FAILED ? nullptr : map_share(fds[i]);
+      if (p == MAP_FAILED || share == nullptr) {
         result = Status::Error(std::string("mapping a node peer's memory failed: ") + std::strerror(errno));
-      else
+        if (p != MAP_FAILED) munmap(p, bytes_);
+      } else {
         peers_[i] = static_cast<std::byte*>(p);
+        peer_share_maps_[i] = share;
+        peer_shares_[i] = HomeShare(share, num_pages_);
+      }
     }
-    if (peers_[i] != nullptr) peer_shares_[i] = HomeShare(peers_[i] + bytes_, num_pages_);
     close(fds[i]);  // the mapping keeps the memory
   }
   if (!result.ok()) unmap_peers();
@@ -142,15 +161,20 @@ Status Region::map_peers(const std::vector<int>& fds, int own) {
 
 void Region::unmap_peers() {
   for (std::byte* p : peers_)
-    if (p != nullptr && p != alias_) munmap(p, file_bytes_);
+    if (p != nullptr && p != alias_) munmap(p, bytes_);
+  for (std::byte* p : peer_share_maps_)
+    if (p != nullptr && p != share_map_) munmap(p, file_bytes_ - bytes_);
   peers_.clear();
+  peer_share_maps_.clear();
   peer_shares_.clear();
 }
 
 void Region::release() {
   unmap_peers();
   if (base_ != nullptr) munmap(base_, bytes_);
-  if (alias_ != nullptr) munmap(alias_, file_bytes_);
+  if (alias_ != nullptr) munmap(alias_, bytes_);
+  if (share_map_ != nullptr) munmap(share_map_, file_bytes_ - bytes_);
+  share_map_ = nullptr;
   if (prots_ != nullptr) munmap(prots_, num_pages_);
   if (memfd_ >= 0) close(memfd_);
   base_ = alias_ = nullptr;

@@ -89,6 +89,8 @@ class Region {
 
  private:
   void unmap_peers();
+  // Maps the HomeShare part of a region memfd (after the pages), or nullptr.
+  std::byte* map_share(int fd) const;
 
   std::byte* base_ = nullptr;
   std::byte* alias_ = nullptr;
@@ -98,8 +100,10 @@ class Region {
   size_t page_size_ = 4096;
   int memfd_ = -1;
   uint64_t file_bytes_ = 0;   // pages + HomeShare
+  std::byte* share_map_ = nullptr;  // our HomeShare's own mapping
   HomeShare share_;
   std::vector<std::byte*> peers_;  // per local index; ours is alias_
+  std::vector<std::byte*> peer_share_maps_;  // per local index; ours is share_map_
   std::vector<HomeShare> peer_shares_;
   uint64_t boundaries_ = 0;
   uint64_t budget_ = 0;
