@@ -17,8 +17,9 @@ Status check_payload_size(MsgType type, size_t payload_bytes) {
 Status check_message_size(const char* what, size_t bytes) {
   if (bytes <= kMaxMessageBytes) return Status::Ok();
   char text[256];
-  std::snprintf(text, sizeof text, "a %s message of %zu bytes exceeds the limit of %zu bytes (MPI counts bytes in an int)",
-                what, bytes, kMaxMessageBytes);
+  std::snprintf(text, sizeof text,
+                "a %s message of %zu bytes exceeds the limit of %zu bytes (MPI counts bytes in an int)", what, bytes,
+                kMaxMessageBytes);
   return Status::Error(text);
 }
 

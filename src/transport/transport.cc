@@ -105,7 +105,8 @@ Incoming Transport::next_reply(const char* what, int from, MsgType* type) {
   Reader r(in.bytes.data(), in.bytes.size());
   Status s = r.open(type);
   if (!s.ok())
-    fatal("protocol error: malformed reply from rank %d while waiting for %s: %s", in.source, what, s.message().c_str());
+    fatal("protocol error: malformed reply from rank %d while waiting for %s: %s", in.source, what,
+          s.message().c_str());
   return in;
 }
 

@@ -10,12 +10,13 @@
 // stack): a wait that long means a program that never releases a lock or
 // never reaches a barrier (docs/PROTOCOL.md §8).
 //
-// Thread owner: the tuning, idle work and context are set by the
-// application thread before the service thread starts and constant
-// afterwards. wait_until() is called by the thread whose `role` it names;
-// in practice only the application thread waits (the service thread never
-// waits for another process: its loop, Service::run, uses the same tuning
-// and SpinPolicy). app_polling() is read by the service thread.
+// Thread owner: the tuning is set at init and constant afterwards. The
+// idle work and the context belong to the application thread, which sets
+// them and alone runs them (in its waits). wait_until() is called by the
+// thread whose `role` it names; in practice only the application thread
+// waits (the service thread never waits for another process: its loop,
+// Service::run, uses the same tuning and SpinPolicy). The service thread
+// reads app_polling().
 #pragma once
 
 #include <atomic>

@@ -143,7 +143,8 @@ TEST(AckLedger, AnotherReplyWhileWaitingForAcknowledgementsEndsTheJob) {
 
 TEST(AckLedger, ExpectingFromARankOutsideTheJobEndsTheJob) {
   ScriptedLedger s(2);
-  EXPECT_EXIT(s.ledger.expect(2), ::testing::ExitedWithCode(1), "internal error: an acknowledgement expected from rank 2");
+  EXPECT_EXIT(s.ledger.expect(2), ::testing::ExitedWithCode(1),
+              "internal error: an acknowledgement expected from rank 2");
 }
 
 }  // namespace

@@ -90,7 +90,8 @@ TEST(Waiter, AWaitThatNeverEndsTimesOut) {
   f.waiter.set_wait_context([] { return std::string("holding lock 7"); });
   EXPECT_EXIT(f.waiter.wait_until(WakeRole::kApp, [] { return false; }, "a test event", 3),
               ::testing::ExitedWithCode(1),
-              "timed out after 0\\.2 s waiting for a test event from rank 3; holding lock 7 \\(SCOPEDSM_TIMEOUT=0\\.2\\)");
+              "timed out after 0\\.2 s waiting for a test event from rank 3; holding lock 7 "
+              "\\(SCOPEDSM_TIMEOUT=0\\.2\\)");
 }
 
 }  // namespace
