@@ -335,7 +335,7 @@ void Coherence::send_pending(int home) {
   }
   Transport& t = *transport_;
   t.send(home, kTagRequest, w->finish(t.next_seq()));
-  t.expect_ack(home);
+  t.acks().expect(home);  // DIFFGRANT
   w.reset();
   for (uint32_t p : pages) (*pages_)[p].pending_diff = false;
   pages.clear();
@@ -343,7 +343,7 @@ void Coherence::send_pending(int home) {
 
 void Coherence::flush_diffs(int ordered_with) {
   for (int h = 0; h < size_; ++h) send_pending(h);
-  transport_->wait_acks(ordered_with);
+  transport_->acks().wait_except(ordered_with);
 }
 
 void Coherence::invalidate(const std::vector<WriteNotice>& notices) {

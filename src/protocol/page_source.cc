@@ -28,8 +28,7 @@ void MessageSource::fetch(uint64_t page, int home, uint32_t epoch, std::byte* ds
   if (got != static_cast<int>(page_size_))
     fatal("protocol error: page %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", page, home, got,
           page_size_);
-  t_->received().page_messages.fetch_add(1, std::memory_order_relaxed);
-  t_->received().page_bytes.fetch_add(page_size_, std::memory_order_relaxed);
+  t_->traffic().count_received_page(page_size_);
 }
 
 }  // namespace scopedsm

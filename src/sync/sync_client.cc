@@ -109,7 +109,7 @@ void SyncClient::wait(const char*) {
   Transport& t = *p_.transport;
   // No coherence, but our earlier requests (condition-variable sets and
   // resets) take effect before anything the others do after the rendezvous.
-  t.wait_acks(0);
+  t.acks().wait_except(0);
   t.send(0, kTagRequest, encode_empty(MsgType::kWait, t.next_seq()));
   t.await_reply(MsgType::kWaitGrant, 0, "the other processes at jia_wait (WAITGRANT)");
 }
@@ -121,7 +121,7 @@ void SyncClient::release_to_cv(int cv) {
   CvSetMsg msg{static_cast<uint32_t>(cv), c_->epoch(), as_notices(stack_->all_pages(), p_.rank)};
   const int home = CondvarManager::home_of(cv, p_.size);
   t.send(home, kTagRequest, encode(msg, t.next_seq()));
-  t.expect_ack(home);  // waited for at our next release
+  t.acks().expect(home);  // ACK, waited for at our next release
 }
 
 void SyncClient::cv_set(const char* call, int cv) {
@@ -138,7 +138,7 @@ void SyncClient::cv_reset(const char* call, int cv) {
   Transport& t = *p_.transport;
   const int home = CondvarManager::home_of(cv, p_.size);
   t.send(home, kTagRequest, encode_cv(MsgType::kCvReset, CvMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
-  t.expect_ack(home);  // waited for at our next release
+  t.acks().expect(home);  // ACK, waited for at our next release
 }
 
 void SyncClient::cv_wait(const char* call, int cv) {

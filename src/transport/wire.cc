@@ -1,5 +1,8 @@
 #include "transport/wire.h"
 
+#include "common/log.h"
+#include "transport/message_size.h"
+
 namespace scopedsm {
 
 const char* msg_type_name(MsgType type) {
@@ -54,7 +57,10 @@ void Writer::patch_u32(size_t offset, uint32_t value) {
 std::vector<std::byte> Writer::finish(uint32_t seq) {
   MsgHeader h;
   std::memcpy(&h, buf_.data(), sizeof h);
-  h.payload_bytes = static_cast<uint32_t>(buf_.size() - sizeof(MsgHeader));
+  const size_t payload = buf_.size() - sizeof(MsgHeader);
+  // Never a truncated length: the receiver would misparse or reject the message far from the cause.
+  if (Status s = check_payload_size(static_cast<MsgType>(h.type), payload); !s.ok()) fatal("%s", s.message().c_str());
+  h.payload_bytes = static_cast<uint32_t>(payload);
   h.seq = seq;
   std::memcpy(buf_.data(), &h, sizeof h);
   return std::move(buf_);

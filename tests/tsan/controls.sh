@@ -11,8 +11,8 @@ np=${1:-2}
 
 # name | file under src/ | exact text | replacement
 controls=(
-  "outbox-unlocked|transport/transport.cc|    std::lock_guard<std::mutex> lock(outbox_mu_);
-    int rc = MPI_Isend|    int rc = MPI_Isend"
+  "outbox-unlocked|transport/outbox.cc|  std::lock_guard<std::mutex> lock(mu_);
+  int rc = MPI_Isend|  int rc = MPI_Isend"
   "serve-concurrently|runtime/service.cc|  if (!lock.owns_lock()) return false;
 |"
   "retrap-queue-unlocked|protocol/home_server.cc|    std::lock_guard<std::mutex> lock(s_->retrap_mu);

@@ -1,0 +1,57 @@
+#include "transport/outbox.h"
+
+#include <sched.h>
+
+#include "common/log.h"
+
+namespace scopedsm {
+
+void Outbox::post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep) {
+  MPI_Request req;
+  std::lock_guard<std::mutex> lock(mu_);
+  int rc = MPI_Isend(data, static_cast<int>(n), MPI_BYTE, dest, tag, comm_, &req);
+  if (rc != MPI_SUCCESS) fatal("MPI_Isend of %zu bytes to rank %d failed (code %d)", n, dest, rc);
+  // Drive progress once now: MPI may only queue the message inside Isend,
+  // and the receiver about to be woken would find nothing.
+  int done = 0;
+  MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+  if (!done) {
+    requests_.push_back(req);
+    buffers_.push_back(std::move(keep));
+  }
+}
+
+bool Outbox::pending() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !requests_.empty();
+}
+
+bool Outbox::progress() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (requests_.empty()) return false;
+  int n = static_cast<int>(requests_.size());
+  int outcount = 0;
+  std::vector<int> done(static_cast<size_t>(n));
+  MPI_Testsome(n, requests_.data(), &outcount, done.data(), MPI_STATUSES_IGNORE);
+  if (outcount <= 0 || outcount == MPI_UNDEFINED) return false;
+  // Compact: drop the completed entries (their requests are MPI_REQUEST_NULL).
+  size_t w = 0;
+  for (size_t r = 0; r < requests_.size(); ++r) {
+    if (requests_[r] == MPI_REQUEST_NULL) continue;
+    requests_[w] = requests_[r];
+    buffers_[w] = std::move(buffers_[r]);
+    ++w;
+  }
+  requests_.resize(w);
+  buffers_.resize(w);
+  return true;
+}
+
+void Outbox::drain() {
+  while (pending()) {
+    progress();
+    sched_yield();
+  }
+}
+
+}  // namespace scopedsm

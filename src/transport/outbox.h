@@ -1,0 +1,54 @@
+// The outbox: non-blocking sends in flight, and the buffers they read.
+//
+// Every runtime send is an MPI_Isend, so no thread ever blocks inside MPI
+// (see wakeup.h for why). MPI reads a send's buffer until the send
+// completes, so the outbox keeps each buffer alive (a SharedBytes reference,
+// or nothing for a page of the shared region, which lives as long as the
+// runtime) until MPI_Testsome reports the send done. Whoever waits calls
+// progress() (Waiter does, on every poll) so that sends complete while the
+// process waits for their answers.
+//
+// post() takes any size up to kMaxMessageBytes (message_size.h); the caller
+// checks, because it knows what the message is.
+//
+// Thread owner: none; both threads post and progress. A mutex guards the
+// requests and buffers, and is held across MPI_Isend, so the two threads
+// never call MPI on the same requests at once.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "transport/bytes.h"
+#include "transport/wire.h"
+
+namespace scopedsm {
+
+class Outbox {
+ public:
+  // The communicator every send goes to; set once before the first post.
+  void init(MPI_Comm comm) { comm_ = comm; }
+
+  // Starts sending the `n` bytes at `data` to `dest` on `tag`. `keep` owns
+  // the bytes (or is null when they outlive the runtime) and is held until
+  // the send completes.
+  void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
+  // Completes finished sends and releases their buffers; true if any finished.
+  bool progress();
+  // True while some send has not completed.
+  bool pending();
+  // Progresses until every send has completed. Only for shutdown: it
+  // returns only once the receivers have taken every message.
+  void drain();
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::mutex mu_;
+  std::vector<MPI_Request> requests_;
+  std::vector<SharedBytes> buffers_;  // buffers_[i] is read by requests_[i]
+};
+
+}  // namespace scopedsm

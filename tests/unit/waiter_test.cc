@@ -1,0 +1,98 @@
+// Waiting with spin, sleep and timeout (transport/waiter.h), without MPI: a
+// Wakeup that was never initialized treats every peer as remote (its sleeps
+// are plain bounded sleeps), and an empty Outbox never calls MPI.
+#include "transport/waiter.h"
+
+#include <gtest/gtest.h>
+
+namespace scopedsm {
+namespace {
+
+struct Fixture {
+  explicit Fixture(WaitTuning tuning) { waiter.configure(tuning); }
+  Wakeup wakeup;
+  Outbox outbox;
+  Waiter waiter{&wakeup, &outbox};
+};
+
+WaitTuning quick(double timeout_s = 0) {
+  WaitTuning t;
+  t.spin_ns = 0;          // straight to the polls before sleeping
+  t.sleep_ns = 1000000;   // 1 ms naps
+  t.timeout_s = timeout_s;
+  return t;
+}
+
+TEST(Waiter, ReturnsOnceTheConditionHolds) {
+  Fixture f(quick());
+  int polls = 0;
+  f.waiter.wait_until(WakeRole::kApp, [&] { return ++polls == 3; }, "a test event", 1);
+  EXPECT_EQ(polls, 3);
+  EXPECT_FALSE(f.waiter.app_polling()) << "no longer waiting";
+}
+
+TEST(Waiter, PollsAgainAfterSleeping) {
+  // More empty polls than kPollsBeforeSleep: the condition turns true only
+  // after the waiter has slept at least once.
+  Fixture f(quick());
+  int polls = 0;
+  const int needed = 3 * Waiter::kPollsBeforeSleep;
+  f.waiter.wait_until(WakeRole::kApp, [&] { return ++polls == needed; }, "a test event", -1);
+  EXPECT_EQ(polls, needed);
+}
+
+TEST(Waiter, TheApplicationThreadServesAndShowsItPolls) {
+  Fixture f(quick());
+  int served = 0;
+  f.waiter.set_idle_work([&] { return ++served <= 2; });
+  bool polling_seen = false;
+  f.waiter.wait_until(
+      WakeRole::kApp,
+      [&] {
+        polling_seen = polling_seen || f.waiter.app_polling();
+        return served >= 3;
+      },
+      "a test event", 0);
+  EXPECT_GE(served, 3);
+  EXPECT_TRUE(polling_seen) << "the service thread must see that the application thread polls";
+  EXPECT_FALSE(f.waiter.app_polling());
+}
+
+TEST(Waiter, OtherRolesNeitherServeNorClaimToPoll) {
+  Fixture f(quick());
+  int served = 0;
+  f.waiter.set_idle_work([&] { return ++served > 0; });
+  int polls = 0;
+  f.waiter.wait_until(
+      WakeRole::kService,
+      [&] {
+        EXPECT_FALSE(f.waiter.app_polling());
+        return ++polls == 5;
+      },
+      "a test event", 0);
+  EXPECT_EQ(polls, 5);
+  EXPECT_EQ(served, 0);
+}
+
+TEST(Waiter, TimeoutReportNamesTheWaitTheRankAndTheContext) {
+  Fixture f(quick(2.5));
+  EXPECT_EQ(f.waiter.timeout_report("a lock grant (ACQGRANT)", 3),
+            "timed out after 2.5 s waiting for a lock grant (ACQGRANT) from rank 3 (SCOPEDSM_TIMEOUT=2.5); is that "
+            "process alive and is every process making the same synchronization calls?");
+  f.waiter.set_wait_context([] { return std::string("holding locks 4, 7"); });
+  EXPECT_EQ(f.waiter.timeout_report("requests to be applied", -1),
+            "timed out after 2.5 s waiting for requests to be applied; holding locks 4, 7 (SCOPEDSM_TIMEOUT=2.5); is "
+            "every process alive and making the same synchronization calls?");
+}
+
+TEST(Waiter, AWaitThatNeverEndsTimesOut) {
+  Fixture f(quick(0.2));
+  f.waiter.set_wait_context([] { return std::string("holding lock 7"); });
+  EXPECT_EXIT(f.waiter.wait_until(WakeRole::kApp, [] { return false; }, "a test event", 3),
+              ::testing::ExitedWithCode(1),
+              "timed out after 0\\.2 s waiting for a test event from rank 3; holding lock 7 "
+              "\\(SCOPEDSM_TIMEOUT=0\\.2\\)");
+}
+
+}  // namespace
+}  // namespace scopedsm
