@@ -184,7 +184,7 @@ void Coherence::claim_home(uint64_t page, Access access) {
   t.send(dir, kTagRequest, encode(HomeClaimMsg{static_cast<uint32_t>(page)}, t.next_seq()));
   Incoming in = t.await_reply(MsgType::kHomeIs, dir, "a first-touch home (HOMEIS)");
   HomeIsMsg answer;
-  Status st = decode_message(in.bytes, MsgType::kHomeIs, Limits{pages_->allocated(), size_}, &answer);
+  Status st = decode_message(in.bytes, Limits{pages_->allocated(), size_}, &answer);
   if (!st.ok() || answer.page != page)
     fatal("protocol error: bad HOMEIS reply from rank %d for page %" PRIu64 ": %s", dir, page,
           st.ok() ? "wrong page or no home" : st.message().c_str());

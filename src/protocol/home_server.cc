@@ -15,9 +15,7 @@ namespace {
 }
 }  // namespace
 
-void HomeServer::on_get_page(const Incoming& in, Reader* r) {
-  GetPageMsg msg;
-  if (Status st = decode(r, limits(), &msg); !st.ok()) bad_request("GETP", in.source, st.message());
+void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
   int32_t home = (*pages_)[msg.page].home.load(std::memory_order_acquire);
   // kHomeUnknown is legal under first touch: the directory named us, the
   // requester heard first, and our application thread has not yet.
@@ -39,23 +37,22 @@ std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {
   return hs->region_->alias(page);
 }
 
-void HomeServer::on_diff(const Incoming& in, Reader* r) {
+void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
   const uint64_t t0 = now_ns();
-  while (r->remaining() > 0) {
+  Reader r(msg.records.data(), msg.records.size());
+  while (r.remaining() > 0) {
     uint32_t page = 0;
     size_t changed = 0;
-    Status st = apply_diff(r, region_->page_size(), &HomeServer::locate_home_page, this, &page, &changed);
+    Status st = apply_diff(&r, region_->page_size(), &HomeServer::locate_home_page, this, &page, &changed);
     if (!st.ok()) bad_request("DIFF", in.source, st.message());
     stats_->diffs_applied.fetch_add(1, std::memory_order_relaxed);
     stats_->diff_bytes_applied.fetch_add(changed, std::memory_order_relaxed);
   }
   stats_->t_diff_apply_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
-  transport_->send(in.source, kTagReply, encode_empty(MsgType::kDiffAck, transport_->next_seq()));
+  transport_->send(in.source, kTagReply, encode(DiffAckMsg{}, transport_->next_seq()));
 }
 
-void HomeServer::on_home_claim(const Incoming& in, Reader* r) {
-  HomeClaimMsg msg;
-  if (Status st = decode(r, limits(), &msg); !st.ok()) bad_request("HOMECLAIM", in.source, st.message());
+void HomeServer::on(const Incoming& in, const HomeClaimMsg& msg) {
   if (msg.page % static_cast<uint32_t>(size_) != static_cast<uint32_t>(rank_))
     bad_request("HOMECLAIM", in.source, "page " + std::to_string(msg.page) + " has no directory entry here");
   auto it = directory_.find(msg.page);

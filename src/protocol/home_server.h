@@ -25,13 +25,13 @@ class HomeServer {
              ServiceCounters* stats)
       : rank_(rank), size_(size), transport_(transport), region_(region), pages_(pages), stats_(stats) {}
 
-  void on_get_page(const Incoming& in, Reader* r);
-  void on_diff(const Incoming& in, Reader* r);
-  void on_home_claim(const Incoming& in, Reader* r);
+  // Requests (Service::dispatch calls the on() that takes the message).
+  void on(const Incoming& in, const GetPageMsg& msg);
+  void on(const Incoming& in, const DiffMsg& msg);
+  void on(const Incoming& in, const HomeClaimMsg& msg);
 
  private:
   static std::byte* locate_home_page(void* self, uint32_t page);
-  Limits limits() const { return Limits{pages_->allocated(), size_}; }
 
   const int rank_;
   const int size_;

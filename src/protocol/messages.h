@@ -1,5 +1,7 @@
-// Typed protocol messages: one struct per message type, with its encoder and
-// its checked decoder.
+// Typed protocol messages: one payload struct per line of the message table
+// (transport/message_table.h). A struct's fields() lists its fields, in wire
+// order, by kind; the encoder and the checked decoder of every message are
+// made from that list, so no message has code of its own here.
 //
 // Every decoder validates the whole payload against `Limits` (pages inside
 // the allocated region, ranks, lock and condition-variable ids, flags,
@@ -8,8 +10,11 @@
 // through these functions only; the fuzz target feeds them arbitrary bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/limits.h"
@@ -26,60 +31,364 @@ struct Limits {
   int condvars = kMaxCondvars;
 };
 
-struct GetPageMsg { uint32_t page = 0; uint32_t epoch = 0; };
-struct AcquireMsg { uint32_t lock = 0; uint32_t epoch = 0; uint64_t seen = 0; };
-struct AcquireGrantMsg { uint32_t lock = 0; uint64_t version = 0; std::vector<WriteNotice> notices; };
-struct ReleaseMsg { uint32_t lock = 0; uint32_t epoch = 0; std::vector<WriteNotice> notices; };
-struct BarrierMsg { uint32_t epoch = 0; std::vector<WriteNotice> notices; };
-struct BarrierGrantMsg { uint32_t epoch = 0; std::vector<WriteNotice> notices; };
-struct CvSetMsg { uint32_t cv = 0; uint32_t epoch = 0; std::vector<WriteNotice> notices; };
-struct CvMsg { uint32_t cv = 0; uint32_t epoch = 0; };  // RESETCV and WAITCV
-struct CvGrantMsg { uint32_t cv = 0; std::vector<WriteNotice> notices; };
-struct CollectiveMsg { std::string call; std::vector<std::byte> blob; };
-struct CollectiveDoneMsg { std::vector<std::vector<std::byte>> blobs; };
-struct HomeClaimMsg { uint32_t page = 0; };
-struct HomeIsMsg { uint32_t page = 0; int32_t home = -1; };
+// The field kinds. A struct's fields(m, v) calls one method of the visitor v
+// per field, in wire order; FieldWriter encodes, FieldReader decodes and
+// checks, and tests bring visitors of their own. On the wire (native byte
+// order; every field follows the previous one without padding):
+//
+//   kind                    wire form                    the decoder rejects
+//   u32, u64, i32 (x)       the value                    nothing
+//   epoch(x)                u32                          nothing: the receiver compares it with its own
+//   page(x)                 u32                          x >= Limits::pages
+//   lock(x)                 u32                          x >= Limits::locks
+//   cv(x)                   u32                          x >= Limits::condvars
+//   rank(name, x)           i32                          x outside [0, Limits::ranks)
+//   flag(name, b)           u8                           anything but 0 and 1
+//   notices(v)              u32 count, count notices     what get_notices rejects (protocol/notices.h)
+//   text(name, s, max)      u32 length, the bytes        a length above max
+//   blob(b)                 u32 length, the bytes        nothing but truncation
+//   blobs(v)                u32 count, count blobs       more blobs than Limits::ranks (one per rank at most)
+//   tail(bytes)             every remaining byte         nothing: the handler checks them; last field only
+//
+// Every length is checked against the bytes received before it is used, and
+// bytes left after the last field are an error. `name` is the field's name
+// in the decoder's error messages.
+class FieldWriter {
+ public:
+  explicit FieldWriter(Writer* w) : w_(w) {}
+  void u32(uint32_t x) { w_->put(x); }
+  void u64(uint64_t x) { w_->put(x); }
+  void i32(int32_t x) { w_->put(x); }
+  void epoch(uint32_t x) { w_->put(x); }
+  void page(uint32_t x) { w_->put(x); }
+  void lock(uint32_t x) { w_->put(x); }
+  void cv(uint32_t x) { w_->put(x); }
+  void rank(const char*, int32_t x) { w_->put(x); }
+  void flag(const char*, bool b) { w_->put<uint8_t>(b ? 1 : 0); }
+  void notices(const std::vector<WriteNotice>& v) { put_notices(w_, v); }
+  // Encoders write whatever they are given, out-of-range values and texts
+  // above `max` included: tests and the fuzz corpus make bad messages so.
+  void text(const char*, const std::string& s, uint32_t max);
+  void blob(const std::vector<std::byte>& b);
+  void blobs(const std::vector<std::vector<std::byte>>& v);
+  void tail(std::span<const std::byte> bytes) { w_->put_bytes(bytes.data(), bytes.size()); }
 
-// Encoders return a finished message (header included).
-std::vector<std::byte> encode(const GetPageMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const AcquireMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const AcquireGrantMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const ReleaseMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const BarrierMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const BarrierGrantMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const CvSetMsg& m, uint32_t seq);
-std::vector<std::byte> encode_cv(MsgType type, const CvMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const CvGrantMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const CollectiveMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const CollectiveDoneMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const HomeClaimMsg& m, uint32_t seq);
-std::vector<std::byte> encode(const HomeIsMsg& m, uint32_t seq);
-std::vector<std::byte> encode_empty(MsgType type, uint32_t seq);
+ private:
+  Writer* const w_;
+};
 
-// Decoders take a Reader positioned after the header (Reader::open).
-Status decode(Reader* r, const Limits& l, GetPageMsg* m);
-Status decode(Reader* r, const Limits& l, AcquireMsg* m);
-Status decode(Reader* r, const Limits& l, AcquireGrantMsg* m);
-Status decode(Reader* r, const Limits& l, ReleaseMsg* m);
-Status decode(Reader* r, const Limits& l, BarrierMsg* m);
-Status decode(Reader* r, const Limits& l, BarrierGrantMsg* m);
-Status decode(Reader* r, const Limits& l, CvSetMsg* m);
-Status decode(Reader* r, const Limits& l, CvMsg* m);
-Status decode(Reader* r, const Limits& l, CvGrantMsg* m);
-Status decode(Reader* r, const Limits& l, CollectiveMsg* m);
-Status decode(Reader* r, const Limits& l, CollectiveDoneMsg* m);
-Status decode(Reader* r, const Limits& l, HomeClaimMsg* m);
-Status decode(Reader* r, const Limits& l, HomeIsMsg* m);
-// For messages without a payload (DIFFGRANT, WAIT, WAITGRANT, SHUTDOWN).
-Status decode_empty(Reader* r);
+// Reads fields from `r` and checks them against `l`. After the first
+// failure it reads nothing more, and finish() reports that failure.
+class FieldReader {
+ public:
+  FieldReader(Reader* r, const Limits& l) : r_(r), l_(l) {}
+  void u32(uint32_t& x) { get(&x); }
+  void u64(uint64_t& x) { get(&x); }
+  void i32(int32_t& x) { get(&x); }
+  void epoch(uint32_t& x) { get(&x); }
+  void page(uint32_t& x);
+  void lock(uint32_t& x);
+  void cv(uint32_t& x);
+  void rank(const char* name, int32_t& x);
+  void flag(const char* name, bool& b);
+  void notices(std::vector<WriteNotice>& v);
+  void text(const char* name, std::string& s, uint32_t max);
+  void blob(std::vector<std::byte>& b);
+  void blobs(std::vector<std::vector<std::byte>>& v);
+  // `bytes` points into the received message and is valid as long as it is.
+  void tail(std::span<const std::byte>& bytes);
+  // The first failure, else whether the payload ended with the last field.
+  Status finish();
 
-// Opens `bytes` as a message of type `expected` and decodes it.
+ private:
+  template <typename T>
+  bool get(T* x) {
+    if (status_.ok()) status_ = r_->get(x);
+    return status_.ok();
+  }
+  bool get_bytes(size_t n, const std::byte** p);
+  void fail(std::string why) { status_ = Status::Error(std::move(why)); }
+
+  Reader* const r_;
+  const Limits& l_;
+  Status status_;
+};
+
+// ---------------------------------------------------------------------------
+// The payload structs, one per line of the message table. fields() is a
+// static template so that one list serves a const message (encoding) and a
+// mutable one (decoding): Self is the struct, const or not.
+
+// A payload-less message: its header says everything.
+struct NoPayload {
+  template <typename Self, typename V>
+  static void fields(Self&, V&) {}
+};
+
+// GETP: the requester's copy of `page` goes out in barrier epoch `epoch`;
+// answered with the raw page on kTagPage.
+struct GetPageMsg {
+  uint32_t page = 0;
+  uint32_t epoch = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.page(m.page);
+    v.epoch(m.epoch);
+  }
+};
+
+// DIFF: diff records (protocol/diff.h) of pages homed at the destination.
+// Coherence writes them record by record into a Writer; the home applies
+// them record by record, checking each against the page it names, so to
+// the decoder they are a tail.
+struct DiffMsg {
+  std::span<const std::byte> records;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.tail(m.records);
+  }
+};
+
+struct DiffAckMsg : NoPayload {};  // DIFFGRANT: every record of a DIFF was applied
+
+// ACQ: acquire `lock`; `seen` is the lock version of the requester's last grant.
+struct AcquireMsg {
+  uint32_t lock = 0;
+  uint32_t epoch = 0;
+  uint64_t seen = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.lock(m.lock);
+    v.epoch(m.epoch);
+    v.u64(m.seen);
+  }
+};
+
+// ACQGRANT: the lock is the requester's; the notices newer than its `seen`.
+struct AcquireGrantMsg {
+  uint32_t lock = 0;
+  uint64_t version = 0;
+  std::vector<WriteNotice> notices;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.lock(m.lock);
+    v.u64(m.version);
+    v.notices(m.notices);
+  }
+};
+
+// REL: release `lock` with the notices of the critical section.
+struct ReleaseMsg {
+  uint32_t lock = 0;
+  uint32_t epoch = 0;
+  std::vector<WriteNotice> notices;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.lock(m.lock);
+    v.epoch(m.epoch);
+    v.notices(m.notices);
+  }
+};
+
+// BARR: arrival at barrier `epoch` with the notices since the last one.
+struct BarrierMsg {
+  uint32_t epoch = 0;
+  std::vector<WriteNotice> notices;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.epoch(m.epoch);
+    v.notices(m.notices);
+  }
+};
+
+// BARRGRANT: everybody arrived at barrier `epoch`; the merged notices.
+struct BarrierGrantMsg {
+  uint32_t epoch = 0;
+  std::vector<WriteNotice> notices;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.epoch(m.epoch);
+    v.notices(m.notices);
+  }
+};
+
+struct WaitMsg : NoPayload {};       // WAIT: arrival at jia_wait
+struct WaitGrantMsg : NoPayload {};  // WAITGRANT: everybody arrived
+
+// SETCV: set `cv`, depositing every page the setter wrote since the last barrier.
+struct CvSetMsg {
+  uint32_t cv = 0;
+  uint32_t epoch = 0;
+  std::vector<WriteNotice> notices;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.cv(m.cv);
+    v.epoch(m.epoch);
+    v.notices(m.notices);
+  }
+};
+
+// RESETCV: clear `cv` and its notices.
+struct CvResetMsg {
+  uint32_t cv = 0;
+  uint32_t epoch = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.cv(m.cv);
+    v.epoch(m.epoch);
+  }
+};
+
+// WAITCV: answer with CVGRANT once `cv` is set.
+struct CvWaitMsg {
+  uint32_t cv = 0;
+  uint32_t epoch = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.cv(m.cv);
+    v.epoch(m.epoch);
+  }
+};
+
+// CVGRANT: `cv` is set; the notices deposited since its last reset.
+struct CvGrantMsg {
+  uint32_t cv = 0;
+  std::vector<WriteNotice> notices;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.cv(m.cv);
+    v.notices(m.notices);
+  }
+};
+
+// COLL: arrival at a checked collective call (allocation agreement, exit):
+// the call's text, which every rank's must equal, and a payload for rank 0.
+struct CollectiveMsg {
+  static constexpr uint32_t kMaxCall = 4096;
+  std::string call;
+  std::vector<std::byte> blob;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.text("collective call text", m.call, kMaxCall);
+    v.blob(m.blob);
+  }
+};
+
+// COLLGRANT: everybody arrived; rank 0's carries every rank's payload.
+struct CollectiveDoneMsg {
+  std::vector<std::vector<std::byte>> blobs;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.blobs(m.blobs);
+  }
+};
+
+// HOMECLAIM: first touch of `page`, to its directory (rank page % size).
+struct HomeClaimMsg {
+  uint32_t page = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.page(m.page);
+  }
+};
+
+// HOMEIS: the home of `page` (its first claimant).
+struct HomeIsMsg {
+  uint32_t page = 0;
+  int32_t home = -1;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.page(m.page);
+    v.rank("home", m.home);  // every claim names its claimant
+  }
+};
+
+struct ShutdownMsg : NoPayload {};  // SHUTDOWN: the sender sends nothing more
+struct AckMsg : NoPayload {};       // ACK: a SETCV or RESETCV was applied
+
+// ---------------------------------------------------------------------------
+// Encoding and decoding, made from fields().
+
 template <typename M>
-Status decode_message(const std::vector<std::byte>& bytes, MsgType expected, const Limits& l, M* m) {
+concept HasFields = requires(M& m, const M& c, FieldWriter& w, FieldReader& r) {
+  M::fields(c, w);
+  M::fields(m, r);
+};
+
+// The table's line of a payload struct. Only structs of the table have one,
+// and a struct named on two lines would be defined twice: every message has
+// a struct of its own, so the struct alone says which message it is.
+template <typename M>
+struct MessageInfo;
+#define SCOPEDSM_MESSAGE_INFO(id, enumerator, name_, payload, tag_) \
+  template <>                                                       \
+  struct MessageInfo<payload> {                                     \
+    static constexpr MsgType type = MsgType::enumerator;            \
+    static constexpr const char* name = name_;                      \
+    static constexpr Tag tag = tag_;                                \
+  };
+SCOPEDSM_MESSAGES(SCOPEDSM_MESSAGE_INFO)
+#undef SCOPEDSM_MESSAGE_INFO
+
+template <typename M>
+concept Message = HasFields<M> && requires { MessageInfo<M>::type; };
+
+// Calls f(std::type_identity<M>{}) for the struct M of every message, in table order.
+template <typename F>
+constexpr void for_each_message(F&& f) {
+#define SCOPEDSM_MESSAGE_EACH(id, enumerator, name, payload, tag) f(std::type_identity<payload>{});
+  SCOPEDSM_MESSAGES(SCOPEDSM_MESSAGE_EACH)
+#undef SCOPEDSM_MESSAGE_EACH
+}
+
+// Calls f(std::type_identity<M>{}) for the struct M of `type`; returns false
+// (and calls nothing) if `type` names no message.
+template <typename F>
+constexpr bool visit_message(MsgType type, F&& f) {
+  switch (type) {
+#define SCOPEDSM_MESSAGE_CASE(id, enumerator, name, payload, tag) \
+  case MsgType::enumerator:                                       \
+    f(std::type_identity<payload>{});                             \
+    return true;
+    SCOPEDSM_MESSAGES(SCOPEDSM_MESSAGE_CASE)
+#undef SCOPEDSM_MESSAGE_CASE
+    case MsgType::kCount: break;
+  }
+  return false;
+}
+
+// Appends m's fields to `w` (after the header Writer wrote).
+template <HasFields M>
+void put_fields(Writer* w, const M& m) {
+  FieldWriter fw(w);
+  M::fields(m, fw);
+}
+
+// A finished message (header included).
+template <Message M>
+std::vector<std::byte> encode(const M& m, uint32_t seq) {
+  Writer w(MessageInfo<M>::type);
+  put_fields(&w, m);
+  return w.finish(seq);
+}
+
+// Decodes a payload from a Reader positioned after the header
+// (Reader::open): every field, checked, and nothing after the last.
+template <HasFields M>
+Status decode(Reader* r, const Limits& l, M* m) {
+  FieldReader fr(r, l);
+  M::fields(*m, fr);
+  return fr.finish();
+}
+
+// Opens `bytes` as a message, which must be M's, and decodes it.
+template <Message M>
+Status decode_message(const std::vector<std::byte>& bytes, const Limits& l, M* m) {
   Reader r(bytes.data(), bytes.size());
   MsgType type;
   if (Status s = r.open(&type); !s.ok()) return s;
-  if (type != expected) return Status::Error(std::string("expected ") + msg_type_name(expected) + ", got " + msg_type_name(type));
+  if (type != MessageInfo<M>::type)
+    return Status::Error(std::string("expected ") + MessageInfo<M>::name + ", got " + msg_type_name(type));
   return decode(&r, l, m);
 }
 

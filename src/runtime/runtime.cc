@@ -296,7 +296,7 @@ void Runtime::finalize(const char* call) {
   // Every process tells every process it is done; each service thread stops
   // after hearing from all of them.
   Transport& t = s.transport;
-  auto bye = std::make_shared<const Bytes>(Writer(MsgType::kShutdown).finish(t.next_seq()));
+  auto bye = std::make_shared<const Bytes>(encode(ShutdownMsg{}, t.next_seq()));
   t.set_idle_work(nullptr);
   for (int p = 0; p < s.size; ++p) t.send_shared(p, kTagRequest, bye);
   service_->join();

@@ -1,6 +1,8 @@
 #include "runtime/service.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -28,35 +30,64 @@ void Service::join() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+
+// A server takes message M if it has an on() overload for M's struct (by
+// const reference, or by rvalue reference to keep parts of it).
+template <typename Server, typename M>
+concept Serves = requires(Server& s, const Incoming& in, M&& m) { s.on(in, std::move(m)); };
+
+template <typename M>
+constexpr int servers_of = Serves<HomeServer, M> + Serves<LockManager, M> + Serves<RendezvousManager, M> +
+                           Serves<CondvarManager, M>;
+
+// Every request but SHUTDOWN (the service's own) goes to exactly one server,
+// and no server has a handler for a reply, which would never be called: a
+// request added to the message table without its handler does not build.
+static_assert([] {
+  bool ok = true;
+  for_each_message([&]<typename M>(std::type_identity<M>) {
+    const bool request = MessageInfo<M>::tag == kTagRequest && !std::is_same_v<M, ShutdownMsg>;
+    ok = ok && servers_of<M> == (request ? 1 : 0);
+  });
+  return ok;
+}(), "every request of the message table needs exactly one on() handler (HomeServer or a manager), a reply none");
+
+}  // namespace
+
+template <typename M>
+void Service::serve(const Incoming& in, Reader* r) {
+  M msg;
+  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
+    fatal("protocol error: malformed %s from rank %d: %s", MessageInfo<M>::name, in.source, st.message().c_str());
+  if constexpr (std::is_same_v<M, ShutdownMsg>) {
+    // MPI keeps each sender's messages in order, so once every process's
+    // shutdown is here, nothing else addressed to us is still on its way.
+    shutdowns_.fetch_add(1, std::memory_order_acq_rel);
+    return;  // not a request served
+  } else if constexpr (Serves<HomeServer, M>) {
+    home_.on(in, std::move(msg));
+  } else if constexpr (Serves<LockManager, M>) {
+    locks_.on(in, std::move(msg));
+  } else if constexpr (Serves<RendezvousManager, M>) {
+    rendezvous_.on(in, std::move(msg));
+  } else {
+    condvars_.on(in, std::move(msg));
+  }
+  stats_->requests_served.fetch_add(1, std::memory_order_relaxed);
+}
+
 void Service::dispatch(const Incoming& in) {
   p_.transport->inject_delay();
   Reader r(in.bytes.data(), in.bytes.size());
   MsgType type;
   Status st = r.open(&type);
   if (!st.ok()) fatal("protocol error: malformed request from rank %d: %s", in.source, st.message().c_str());
-  switch (type) {
-    case MsgType::kGetPage: home_.on_get_page(in, &r); break;
-    case MsgType::kDiff: home_.on_diff(in, &r); break;
-    case MsgType::kHomeClaim: home_.on_home_claim(in, &r); break;
-    case MsgType::kAcquire: locks_.on_acquire(in, &r); break;
-    case MsgType::kRelease: locks_.on_release(in, &r); break;
-    case MsgType::kBarrier: rendezvous_.on_barrier(in, &r); break;
-    case MsgType::kWait: rendezvous_.on_wait(in, &r); break;
-    case MsgType::kCollective: rendezvous_.on_collective(in, &r); break;
-    case MsgType::kCvSet: condvars_.on_set(in, &r); break;
-    case MsgType::kCvReset: condvars_.on_reset(in, &r); break;
-    case MsgType::kCvWait: condvars_.on_wait(in, &r); break;
-    case MsgType::kShutdown:
-      if (Status e = decode_empty(&r); !e.ok())
-        fatal("protocol error: malformed SHUTDOWN from rank %d: %s", in.source, e.message().c_str());
-      // MPI keeps each sender's messages in order, so once every process's
-      // shutdown is here, nothing else addressed to us is still on its way.
-      shutdowns_.fetch_add(1, std::memory_order_acq_rel);
-      return;
-    default:
-      fatal("protocol error: rank %d sent %s as a request", in.source, msg_type_name(type));
-  }
-  stats_->requests_served.fetch_add(1, std::memory_order_relaxed);
+  if (msg_type_tag(type) != kTagRequest)
+    fatal("protocol error: rank %d sent %s as a request", in.source, msg_type_name(type));
+  visit_message(type, [&]<typename M>(std::type_identity<M>) {
+    if constexpr (MessageInfo<M>::tag == kTagRequest) serve<M>(in, &r);
+  });
 }
 
 bool Service::serve_pending() {

@@ -54,7 +54,12 @@ class Service {
 
  private:
   void run();
+  // Decodes a request with the message table's decoder for its type and
+  // hands it to the server whose on() takes it (service.cc checks at
+  // compile time that exactly one does).
   void dispatch(const Incoming& in);
+  template <typename M>
+  void serve(const Incoming& in, Reader* r);
   bool finished() const { return shutdowns_.load(std::memory_order_acquire) >= p_.size; }
 
   const SyncParts p_;

@@ -22,32 +22,23 @@ void CondvarManager::grant(uint32_t cv, const CvState& c, int rank) {
   p_.transport->send(rank, kTagReply, encode(msg, p_.transport->next_seq()));
 }
 
-void CondvarManager::on_set(const Incoming& in, Reader* r) {
-  CvSetMsg msg;
-  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
-    fatal("protocol error: malformed SETCV from rank %d: %s", in.source, st.message().c_str());
+void CondvarManager::on(const Incoming& in, const CvSetMsg& msg) {
   CvState& c = cv_state(msg.cv, msg.epoch, "SETCV", in.source);
   if (msg.epoch == c.epoch && !p_.test_fault(TestFault::kSkipNotices)) c.notices.add_all(msg.notices);
   c.set = true;
   for (int w : c.waiters) grant(msg.cv, c, w);
   c.waiters.clear();
-  p_.transport->send(in.source, kTagReply, encode_empty(MsgType::kAck, p_.transport->next_seq()));
+  p_.transport->send(in.source, kTagReply, encode(AckMsg{}, p_.transport->next_seq()));
 }
 
-void CondvarManager::on_reset(const Incoming& in, Reader* r) {
-  CvMsg msg;
-  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
-    fatal("protocol error: malformed RESETCV from rank %d: %s", in.source, st.message().c_str());
+void CondvarManager::on(const Incoming& in, const CvResetMsg& msg) {
   CvState& c = cv_state(msg.cv, msg.epoch, "RESETCV", in.source);
   c.set = false;
   c.notices.clear();
-  p_.transport->send(in.source, kTagReply, encode_empty(MsgType::kAck, p_.transport->next_seq()));
+  p_.transport->send(in.source, kTagReply, encode(AckMsg{}, p_.transport->next_seq()));
 }
 
-void CondvarManager::on_wait(const Incoming& in, Reader* r) {
-  CvMsg msg;
-  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
-    fatal("protocol error: malformed WAITCV from rank %d: %s", in.source, st.message().c_str());
+void CondvarManager::on(const Incoming& in, const CvWaitMsg& msg) {
   CvState& c = cv_state(msg.cv, msg.epoch, "WAITCV", in.source);
   if (c.set) {
     grant(msg.cv, c, in.source);

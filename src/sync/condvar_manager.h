@@ -21,9 +21,10 @@ class CondvarManager {
  public:
   explicit CondvarManager(const SyncParts& parts) : p_(parts) {}
 
-  void on_set(const Incoming& in, Reader* r);
-  void on_reset(const Incoming& in, Reader* r);
-  void on_wait(const Incoming& in, Reader* r);
+  // Requests (Service::dispatch calls the on() that takes the message).
+  void on(const Incoming& in, const CvSetMsg& msg);
+  void on(const Incoming& in, const CvResetMsg& msg);
+  void on(const Incoming& in, const CvWaitMsg& msg);
 
   static int home_of(int cv, int size) { return cv % size; }
 

@@ -49,10 +49,7 @@ void LockManager::grant(int lock, LockState* l, const Waiter& w) {
   p_.transport->send(w.rank, kTagReply, encode(msg, p_.transport->next_seq()));
 }
 
-void LockManager::on_acquire(const Incoming& in, Reader* r) {
-  AcquireMsg msg;
-  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
-    fatal("protocol error: malformed ACQ from rank %d: %s", in.source, st.message().c_str());
+void LockManager::on(const Incoming& in, const AcquireMsg& msg) {
   LockState& l = lock_state(static_cast<int>(msg.lock), "ACQ", in.source);
   refresh_epoch(&l, msg.epoch);
   Waiter w{in.source, msg.seen, now_ns()};
@@ -63,10 +60,7 @@ void LockManager::on_acquire(const Incoming& in, Reader* r) {
   }
 }
 
-void LockManager::on_release(const Incoming& in, Reader* r) {
-  ReleaseMsg msg;
-  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
-    fatal("protocol error: malformed REL from rank %d: %s", in.source, st.message().c_str());
+void LockManager::on(const Incoming& in, const ReleaseMsg& msg) {
   LockState& l = lock_state(static_cast<int>(msg.lock), "REL", in.source);
   if (l.holder != in.source)
     fatal("protocol error: rank %d released lock %u, which is held by rank %d", in.source, msg.lock, l.holder);

@@ -27,8 +27,9 @@ class LockManager {
  public:
   explicit LockManager(const SyncParts& parts) : p_(parts) {}
 
-  void on_acquire(const Incoming& in, Reader* r);
-  void on_release(const Incoming& in, Reader* r);
+  // Requests (Service::dispatch calls the on() that takes the message).
+  void on(const Incoming& in, const AcquireMsg& msg);
+  void on(const Incoming& in, const ReleaseMsg& msg);
   // Reports (and ends the job) when a requester has been queued longer than
   // `limit_ns`, naming the lock, the holder and the waiter: the waiter itself
   // knows only the lock's home.

@@ -37,10 +37,7 @@ void RendezvousManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
         missing.c_str(), present.c_str());
 }
 
-void RendezvousManager::on_barrier(const Incoming& in, Reader* r) {
-  BarrierMsg msg;
-  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
-    fatal("protocol error: malformed BARR from rank %d: %s", in.source, st.message().c_str());
+void RendezvousManager::on(const Incoming& in, const BarrierMsg& msg) {
   arrive(in.source, RendezvousKind::kBarrier, "jia_barrier");
   if (msg.epoch != barrier_epoch_)
     fatal("protocol error: rank %d arrived at barrier %u while the job is at barrier %u", in.source, msg.epoch,
@@ -49,17 +46,12 @@ void RendezvousManager::on_barrier(const Incoming& in, Reader* r) {
   if (arrived_ == p_.size) complete();
 }
 
-void RendezvousManager::on_wait(const Incoming& in, Reader* r) {
-  if (Status st = decode_empty(r); !st.ok())
-    fatal("protocol error: malformed WAIT from rank %d: %s", in.source, st.message().c_str());
+void RendezvousManager::on(const Incoming& in, const WaitMsg&) {
   arrive(in.source, RendezvousKind::kWait, "jia_wait");
   if (arrived_ == p_.size) complete();
 }
 
-void RendezvousManager::on_collective(const Incoming& in, Reader* r) {
-  CollectiveMsg msg;
-  if (Status st = decode(r, p_.limits(), &msg); !st.ok())
-    fatal("protocol error: malformed COLL from rank %d: %s", in.source, st.message().c_str());
+void RendezvousManager::on(const Incoming& in, CollectiveMsg&& msg) {
   arrive(in.source, RendezvousKind::kCollective, msg.call);
   blobs_[static_cast<size_t>(in.source)] = std::move(msg.blob);
   if (arrived_ == p_.size) complete();
@@ -72,7 +64,7 @@ void RendezvousManager::complete() {
     for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagReply, msg);
     ++barrier_epoch_;
   } else if (kind_ == RendezvousKind::kWait) {
-    auto msg = std::make_shared<const Bytes>(encode_empty(MsgType::kWaitGrant, t.next_seq()));
+    auto msg = std::make_shared<const Bytes>(encode(WaitGrantMsg{}, t.next_seq()));
     for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagReply, msg);
   } else {
     // Rank 0 gets every rank's payload back (it prints the statistics);

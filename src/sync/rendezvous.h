@@ -28,9 +28,10 @@ class RendezvousManager {
  public:
   explicit RendezvousManager(const SyncParts& parts) : p_(parts) {}
 
-  void on_barrier(const Incoming& in, Reader* r);
-  void on_wait(const Incoming& in, Reader* r);
-  void on_collective(const Incoming& in, Reader* r);
+  // Requests (Service::dispatch calls the on() that takes the message).
+  void on(const Incoming& in, const BarrierMsg& msg);
+  void on(const Incoming& in, const WaitMsg& msg);
+  void on(const Incoming& in, CollectiveMsg&& msg);  // keeps the payload
   // Reports (and ends the job) when a rendezvous has been incomplete for
   // longer than `limit_ns`, naming the ranks that have not arrived.
   void check_stalls(uint64_t now, uint64_t limit_ns) const;

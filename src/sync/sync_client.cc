@@ -21,7 +21,7 @@ template <typename M>
 M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what) {
   Incoming in = p.transport->await_reply(expected, from, what);
   M msg;
-  Status st = decode_message(in.bytes, expected, p.limits(), &msg);
+  Status st = decode_message(in.bytes, p.limits(), &msg);
   if (!st.ok()) fatal("protocol error: malformed %s from rank %d: %s", msg_type_name(expected), in.source, st.message().c_str());
   return msg;
 }
@@ -110,7 +110,7 @@ void SyncClient::wait(const char*) {
   // No coherence, but our earlier requests (condition-variable sets and
   // resets) take effect before anything the others do after the rendezvous.
   t.acks().wait_except(0);
-  t.send(0, kTagRequest, encode_empty(MsgType::kWait, t.next_seq()));
+  t.send(0, kTagRequest, encode(WaitMsg{}, t.next_seq()));
   t.await_reply(MsgType::kWaitGrant, 0, "the other processes at jia_wait (WAITGRANT)");
 }
 
@@ -137,7 +137,7 @@ void SyncClient::cv_reset(const char* call, int cv) {
   ++stats_->cv_ops;
   Transport& t = *p_.transport;
   const int home = CondvarManager::home_of(cv, p_.size);
-  t.send(home, kTagRequest, encode_cv(MsgType::kCvReset, CvMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
+  t.send(home, kTagRequest, encode(CvResetMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
   t.acks().expect(home);  // ACK, waited for at our next release
 }
 
@@ -148,7 +148,7 @@ void SyncClient::cv_wait(const char* call, int cv) {
   c_->close_interval();
   const int home = CondvarManager::home_of(cv, p_.size);
   Transport& t = *p_.transport;
-  t.send(home, kTagRequest, encode_cv(MsgType::kCvWait, CvMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
+  t.send(home, kTagRequest, encode(CvWaitMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
   auto grant = await_decoded<CvGrantMsg>(p_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)");
   if (grant.cv != static_cast<uint32_t>(cv)) fatal("protocol error: CVGRANT for %u while waiting on %d", grant.cv, cv);
   c_->invalidate(grant.notices);

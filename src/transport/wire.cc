@@ -6,31 +6,11 @@
 namespace scopedsm {
 
 const char* msg_type_name(MsgType type) {
-  switch (type) {
-    case MsgType::kGetPage: return "GETP";
-    case MsgType::kDiff: return "DIFF";
-    case MsgType::kDiffAck: return "DIFFGRANT";
-    case MsgType::kAcquire: return "ACQ";
-    case MsgType::kAcquireGrant: return "ACQGRANT";
-    case MsgType::kRelease: return "REL";
-    case MsgType::kBarrier: return "BARR";
-    case MsgType::kBarrierGrant: return "BARRGRANT";
-    case MsgType::kWait: return "WAIT";
-    case MsgType::kWaitGrant: return "WAITGRANT";
-    case MsgType::kCvSet: return "SETCV";
-    case MsgType::kCvReset: return "RESETCV";
-    case MsgType::kCvWait: return "WAITCV";
-    case MsgType::kCvGrant: return "CVGRANT";
-    case MsgType::kCollective: return "COLL";
-    case MsgType::kCollectiveDone: return "COLLGRANT";
-    case MsgType::kHomeClaim: return "HOMECLAIM";
-    case MsgType::kHomeIs: return "HOMEIS";
-    case MsgType::kShutdown: return "SHUTDOWN";
-    case MsgType::kAck: return "ACK";
-    case MsgType::kCount: break;
-  }
-  return "?";
+  const auto id = static_cast<size_t>(type);
+  return id >= 1 && id < kMsgTypeCount ? kMsgTypes[id - 1].name : "?";
 }
+
+Tag msg_type_tag(MsgType type) { return kMsgTypes[static_cast<size_t>(type) - 1].tag; }
 
 Writer::Writer(MsgType type) {
   buf_.resize(sizeof(MsgHeader));

@@ -11,12 +11,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "common/status.h"
+#include "transport/message_table.h"
 
 namespace scopedsm {
 
@@ -27,31 +29,39 @@ enum Tag : int {
   kTagPage = 3,     // raw page contents answering a GETP
 };
 
+// One enumerator per line of the message table (message_table.h), with its id.
 enum class MsgType : uint16_t {
-  kGetPage = 1,      // page -> raw page on kTagPage
-  kDiff = 2,         // diffs of pages homed at the destination -> kDiffAck
-  kDiffAck = 3,
-  kAcquire = 4,      // lock, epoch, last incarnation seen -> kAcquireGrant
-  kAcquireGrant = 5, // lock, incarnation, notices
-  kRelease = 6,      // lock, epoch, notices
-  kBarrier = 7,      // epoch, notices -> kBarrierGrant (to all)
-  kBarrierGrant = 8, // epoch, notices
-  kWait = 9,         // -> kWaitGrant (to all)
-  kWaitGrant = 10,
-  kCvSet = 11,       // cv, epoch, notices
-  kCvReset = 12,     // cv, epoch
-  kCvWait = 13,      // cv, epoch -> kCvGrant
-  kCvGrant = 14,     // cv, notices
-  kCollective = 15,  // a checked rendezvous at rank 0 (alloc agreement, exit)
-  kCollectiveDone = 16,
-  kHomeClaim = 17,   // first-touch: page -> kHomeIs
-  kHomeIs = 18,      // page, home
-  kShutdown = 19,    // every process to every process at exit
-  kAck = 20,         // a state-changing request (SETCV, RESETCV) was applied
-  kCount
+#define SCOPEDSM_MSG_ENUMERATOR(id, enumerator, name, payload, tag) enumerator = id,
+  SCOPEDSM_MESSAGES(SCOPEDSM_MSG_ENUMERATOR)
+#undef SCOPEDSM_MSG_ENUMERATOR
+  kCount  // one past the last id: the first id that names no message
 };
-const char* msg_type_name(MsgType type);
 constexpr size_t kMsgTypeCount = static_cast<size_t>(MsgType::kCount);
+
+// What the table says about a type, for the layers below protocol/, which
+// do not see payload structs.
+struct MsgTypeInfo {
+  MsgType type;
+  const char* name;
+  Tag tag;  // kTagRequest or kTagReply: the thread that receives it
+};
+inline constexpr MsgTypeInfo kMsgTypes[] = {
+#define SCOPEDSM_MSG_INFO(id, enumerator, name, payload, tag) {MsgType::enumerator, name, tag},
+    SCOPEDSM_MESSAGES(SCOPEDSM_MSG_INFO)
+#undef SCOPEDSM_MSG_INFO
+};
+// Ids are dense from 1 in table order, so kMsgTypes[id - 1] describes id and
+// a new line cannot silently renumber the messages after it.
+static_assert([] {
+  for (size_t i = 0; i < std::size(kMsgTypes); ++i)
+    if (static_cast<size_t>(kMsgTypes[i].type) != i + 1) return false;
+  return std::size(kMsgTypes) + 1 == kMsgTypeCount;
+}(), "message table ids must be 1, 2, 3, ... in table order");
+
+// The table's name for `type` ("?" for an id that names no message).
+const char* msg_type_name(MsgType type);
+// The thread that receives `type`: kTagRequest or kTagReply (`type` must name a message).
+Tag msg_type_tag(MsgType type);
 
 struct MsgHeader {
   uint16_t magic;  // kMagic: catches stray or misrouted messages

@@ -4,17 +4,20 @@
 // it. For each input the target
 //   1. opens the header and decodes the message as the type it names, the
 //      way the service thread and SyncClient do (decode_message);
-//   2. runs every typed decoder, get_notices and the DIFF record loop on the
-//      payload whatever the header says (and on the payload framed as one
-//      diff record), so the fuzzer need not match types or framing;
+//   2. runs the decoder of every message of the table, get_notices and the
+//      DIFF record loop on the payload whatever the header says (and on the
+//      payload framed as one diff record), so the fuzzer need not match
+//      types or framing;
 //   3. builds a valid message of a chosen type from the input and checks it
 //      is accepted.
 // Properties: a rejected message is an error Status with a message; an
 // accepted one obeys the Limits and re-encodes to the very same bytes (every
 // encoding is canonical); a diff changes only what it names, inside the page
-// it names. Memory errors are ASan's and UBSan's to find.
+// it names. Memory errors are ASan's and UBSan's to find. Nothing here names
+// a message: the message table and the field kinds drive it all.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -24,6 +27,7 @@
 #include "fuzz_setup.h"
 #include "protocol/messages.h"
 #include "stats_check.h"
+#include "support/message_samples.h"
 
 namespace scopedsm::fuzz {
 
@@ -32,42 +36,66 @@ namespace {
 using Bytes = std::vector<std::byte>;
 constexpr size_t kHeader = 12;
 
-// What a decoder promises about an accepted message, checked independently.
+// A fields() visitor that looks at no field; the ones below take the kinds they check.
+struct LookAtNothing {
+  void u32(const auto&) {}
+  void u64(const auto&) {}
+  void i32(const auto&) {}
+  void epoch(const auto&) {}
+  void page(const auto&) {}
+  void lock(const auto&) {}
+  void cv(const auto&) {}
+  void rank(const char*, const auto&) {}
+  void flag(const char*, const auto&) {}
+  void notices(const auto&) {}
+  void text(const char*, const auto&, uint32_t) {}
+  void blob(const auto&) {}
+  void blobs(const auto&) {}
+  void tail(const auto&) {}
+};
+
+// What a decoder promises about an accepted message, checked independently
+// of FieldReader, kind by kind.
 bool page_ok(uint32_t page, const Limits& l) { return page < l.pages; }
-bool lock_ok(uint32_t lock, const Limits& l) { return lock < static_cast<uint32_t>(l.locks); }
-bool cv_ok(uint32_t cv, const Limits& l) { return cv < static_cast<uint32_t>(l.condvars); }
 bool notices_ok(const std::vector<WriteNotice>& ns, const Limits& l) {
   for (const auto& n : ns)
     if (!page_ok(n.page, l) || (n.writer != kMultipleWriters && (n.writer < 0 || n.writer >= l.ranks))) return false;
   return true;
 }
 
-bool valid(const GetPageMsg& m, const Limits& l) { return page_ok(m.page, l); }
-bool valid(const AcquireMsg& m, const Limits& l) { return lock_ok(m.lock, l); }
-bool valid(const AcquireGrantMsg& m, const Limits& l) { return lock_ok(m.lock, l) && notices_ok(m.notices, l); }
-bool valid(const ReleaseMsg& m, const Limits& l) { return lock_ok(m.lock, l) && notices_ok(m.notices, l); }
-bool valid(const BarrierMsg& m, const Limits& l) { return notices_ok(m.notices, l); }
-bool valid(const BarrierGrantMsg& m, const Limits& l) { return notices_ok(m.notices, l); }
-bool valid(const CvSetMsg& m, const Limits& l) { return cv_ok(m.cv, l) && notices_ok(m.notices, l); }
-bool valid(const CvMsg& m, const Limits& l) { return cv_ok(m.cv, l); }
-bool valid(const CvGrantMsg& m, const Limits& l) { return cv_ok(m.cv, l) && notices_ok(m.notices, l); }
-bool valid(const CollectiveMsg& m, const Limits&) { return m.call.size() <= 4096; }
-bool valid(const CollectiveDoneMsg& m, const Limits& l) { return m.blobs.size() <= static_cast<size_t>(l.ranks); }
-bool valid(const HomeClaimMsg& m, const Limits& l) { return page_ok(m.page, l); }
-bool valid(const HomeIsMsg& m, const Limits& l) { return page_ok(m.page, l) && m.home >= -1 && m.home < l.ranks; }
+struct Promises : LookAtNothing {
+  explicit Promises(const Limits& limits) : l(limits) {}
+  const Limits& l;
+  bool kept = true;
+  void page(uint32_t x) { kept = kept && page_ok(x, l); }
+  void lock(uint32_t x) { kept = kept && x < static_cast<uint32_t>(l.locks); }
+  void cv(uint32_t x) { kept = kept && x < static_cast<uint32_t>(l.condvars); }
+  void rank(const char*, int32_t x) { kept = kept && x >= 0 && x < l.ranks; }
+  void notices(const std::vector<WriteNotice>& ns) { kept = kept && notices_ok(ns, l); }
+  void text(const char*, const std::string& s, uint32_t max) { kept = kept && s.size() <= max; }
+  void blobs(const std::vector<Bytes>& v) { kept = kept && v.size() <= static_cast<size_t>(l.ranks); }
+};
 
-// One encoder name for every struct; CvMsg serves RESETCV and WAITCV.
 template <typename M>
-Bytes encode_as(const M& m, MsgType, uint32_t seq) {
-  return encode(m, seq);
+bool valid(const M& m, const Limits& l) {
+  Promises p(l);
+  M::fields(m, p);
+  return p.kept;
 }
-Bytes encode_as(const CvMsg& m, MsgType type, uint32_t seq) { return encode_cv(type, m, seq); }
 
-// Data that is decoded further after the message: statistics records.
+// Data that is decoded further after the message: rank 0 deserializes the
+// payloads of COLL and COLLGRANT as statistics records at exit, so every
+// blob is tried as one.
+struct StatsBlobs : LookAtNothing {
+  void blob(const Bytes& b) { check_stats_blobs({b}); }
+  void blobs(const std::vector<Bytes>& v) { check_stats_blobs(v); }
+};
+
 template <typename M>
-void after_decode(const M&) {}
-void after_decode(const CollectiveDoneMsg& m) { check_stats_blobs(m.blobs); }
-void after_decode(const CollectiveMsg& m) { check_stats_blobs({m.blob}); }
+void after_decode(const M& m) {
+  StatsBlobs s;
+  M::fields(m, s);
+}
 
 // The header, read from the offsets PROTOCOL.md gives rather than MsgHeader.
 template <typename T>
@@ -86,18 +114,19 @@ bool header_valid(const Bytes& m) {
 
 // decode_message as the receiving thread calls it.
 template <typename M>
-void check_message(const Bytes& bytes, MsgType type, const Limits& l) {
+void check_message(const Bytes& bytes, const Limits& l) {
   M m;
-  const Status st = decode_message(bytes, type, l, &m);
-  M other;
-  const MsgType wrong = type == MsgType::kGetPage ? MsgType::kAcquire : MsgType::kGetPage;
-  FUZZ_CHECK(!decode_message(bytes, wrong, l, &other).ok());
+  const Status st = decode_message(bytes, l, &m);
+  // Waiting for another message, the receiver refuses this one.
+  using Other = std::conditional_t<std::is_same_v<M, GetPageMsg>, AcquireMsg, GetPageMsg>;
+  Other other;
+  FUZZ_CHECK(!decode_message(bytes, l, &other).ok());
   if (!st.ok()) {
     FUZZ_CHECK(!st.message().empty());
     return;
   }
   FUZZ_CHECK(valid(m, l));
-  FUZZ_CHECK(encode_as(m, type, field<uint32_t>(bytes, 8)) == bytes);
+  FUZZ_CHECK(encode(m, field<uint32_t>(bytes, 8)) == bytes);
 }
 
 void check_received(const Bytes& msg, const Limits& l) {
@@ -110,32 +139,13 @@ void check_received(const Bytes& msg, const Limits& l) {
     return;
   }
   FUZZ_CHECK(static_cast<uint16_t>(type) == field<uint16_t>(msg, 2));
-  switch (type) {
-    case MsgType::kGetPage: check_message<GetPageMsg>(msg, type, l); break;
-    case MsgType::kAcquire: check_message<AcquireMsg>(msg, type, l); break;
-    case MsgType::kAcquireGrant: check_message<AcquireGrantMsg>(msg, type, l); break;
-    case MsgType::kRelease: check_message<ReleaseMsg>(msg, type, l); break;
-    case MsgType::kBarrier: check_message<BarrierMsg>(msg, type, l); break;
-    case MsgType::kBarrierGrant: check_message<BarrierGrantMsg>(msg, type, l); break;
-    case MsgType::kCvSet: check_message<CvSetMsg>(msg, type, l); break;
-    case MsgType::kCvReset:
-    case MsgType::kCvWait: check_message<CvMsg>(msg, type, l); break;
-    case MsgType::kCvGrant: check_message<CvGrantMsg>(msg, type, l); break;
-    case MsgType::kCollective: check_message<CollectiveMsg>(msg, type, l); break;
-    case MsgType::kCollectiveDone: check_message<CollectiveDoneMsg>(msg, type, l); break;
-    case MsgType::kHomeClaim: check_message<HomeClaimMsg>(msg, type, l); break;
-    case MsgType::kHomeIs: check_message<HomeIsMsg>(msg, type, l); break;
-    // DIFF's payload goes to the record loop, which runs on every input.
-    case MsgType::kDiff: break;
-    // The rest carry no payload (DIFFGRANT, WAIT, WAITGRANT, SHUTDOWN, and
-    // acknowledgements added later).
-    default: FUZZ_CHECK(decode_empty(&r).ok() == (msg.size() == kHeader)); break;
-  }
+  // Every type the header may name is a message of the table.
+  FUZZ_CHECK(visit_message(type, [&]<typename M>(std::type_identity<M>) { check_message<M>(msg, l); }));
 }
 
 // A payload decoded as an M, as if the header had named M's type.
 template <typename M>
-void check_payload(const std::byte* p, size_t n, const Limits& l, MsgType type) {
+void check_payload(const std::byte* p, size_t n, const Limits& l) {
   Reader r(p, n);
   M m;
   const Status st = decode(&r, l, &m);
@@ -145,7 +155,7 @@ void check_payload(const std::byte* p, size_t n, const Limits& l, MsgType type) 
   }
   FUZZ_CHECK(r.remaining() == 0);
   FUZZ_CHECK(valid(m, l));
-  const Bytes again = encode_as(m, type, 0);
+  const Bytes again = encode(m, 0);
   FUZZ_CHECK(again.size() == kHeader + n);
   FUZZ_CHECK(n == 0 || std::memcmp(again.data() + kHeader, p, n) == 0);
   after_decode(m);
@@ -166,23 +176,8 @@ void check_notices(const std::byte* p, size_t n, const Limits& l) {
 }
 
 void check_all_payloads(const std::byte* p, size_t n, const Setup& s) {
-  const Limits& l = s.limits;
-  check_payload<GetPageMsg>(p, n, l, MsgType::kGetPage);
-  check_payload<AcquireMsg>(p, n, l, MsgType::kAcquire);
-  check_payload<AcquireGrantMsg>(p, n, l, MsgType::kAcquireGrant);
-  check_payload<ReleaseMsg>(p, n, l, MsgType::kRelease);
-  check_payload<BarrierMsg>(p, n, l, MsgType::kBarrier);
-  check_payload<BarrierGrantMsg>(p, n, l, MsgType::kBarrierGrant);
-  check_payload<CvSetMsg>(p, n, l, MsgType::kCvSet);
-  check_payload<CvMsg>(p, n, l, MsgType::kCvWait);
-  check_payload<CvGrantMsg>(p, n, l, MsgType::kCvGrant);
-  check_payload<CollectiveMsg>(p, n, l, MsgType::kCollective);
-  check_payload<CollectiveDoneMsg>(p, n, l, MsgType::kCollectiveDone);
-  check_payload<HomeClaimMsg>(p, n, l, MsgType::kHomeClaim);
-  check_payload<HomeIsMsg>(p, n, l, MsgType::kHomeIs);
-  Reader empty(p, n);
-  FUZZ_CHECK(decode_empty(&empty).ok() == (n == 0));
-  check_notices(p, n, l);
+  for_each_message([&]<typename M>(std::type_identity<M>) { check_payload<M>(p, n, s.limits); });
+  check_notices(p, n, s.limits);
   check_diff_stream(p, n, s);
   check_diff_body(p, n, s);
   check_diff_encoder(p, n, s);
@@ -191,54 +186,34 @@ void check_all_payloads(const std::byte* p, size_t n, const Setup& s) {
 // The other direction: a message built within the limits is accepted and
 // decodes to itself (same bytes again).
 template <typename M>
-void accepted(const M& m, MsgType type, const Limits& l) {
-  const Bytes bytes = encode_as(m, type, 77);
+void accepted(const M& m, const Limits& l) {
+  const Bytes bytes = encode(m, 77);
   M back;
-  const Status st = decode_message(bytes, type, l, &back);
+  const Status st = decode_message(bytes, l, &back);
   FUZZ_CHECK(st.ok());
-  FUZZ_CHECK(encode_as(back, type, 77) == bytes);
+  FUZZ_CHECK(encode(back, 77) == bytes);
 }
 
-void check_valid_accepted(FuzzedDataProvider* in, const Limits& l) {
-  const bool any_page = l.pages > 0;
-  auto page = [&] { return static_cast<uint32_t>(in->ConsumeIntegralInRange<uint64_t>(0, l.pages - 1)); };
-  auto lock = [&] { return in->ConsumeIntegralInRange<uint32_t>(0, static_cast<uint32_t>(l.locks - 1)); };
-  auto cv = [&] { return in->ConsumeIntegralInRange<uint32_t>(0, static_cast<uint32_t>(l.condvars - 1)); };
-  auto u32 = [&] { return in->ConsumeIntegral<uint32_t>(); };
-  auto notices = [&] {
-    std::vector<WriteNotice> ns(any_page ? in->ConsumeIntegralInRange<size_t>(0, 40) : 0);
-    for (auto& n : ns) {
-      n.page = page();
-      n.writer = in->ConsumeIntegralInRange<int32_t>(-1, l.ranks - 1);
-      if (n.writer < 0) n.writer = kMultipleWriters;
-    }
-    return ns;
-  };
-  auto blob = [&] { return in->ConsumeBytes<std::byte>(in->ConsumeIntegralInRange<size_t>(0, 64)); };
-  switch (in->ConsumeIntegralInRange<int>(0, 13)) {
-    case 0: if (any_page) accepted(GetPageMsg{page(), u32()}, MsgType::kGetPage, l); break;
-    case 1: accepted(AcquireMsg{lock(), u32(), in->ConsumeIntegral<uint64_t>()}, MsgType::kAcquire, l); break;
-    case 2: accepted(AcquireGrantMsg{lock(), in->ConsumeIntegral<uint64_t>(), notices()}, MsgType::kAcquireGrant, l); break;
-    case 3: accepted(ReleaseMsg{lock(), u32(), notices()}, MsgType::kRelease, l); break;
-    case 4: accepted(BarrierMsg{u32(), notices()}, MsgType::kBarrier, l); break;
-    case 5: accepted(BarrierGrantMsg{u32(), notices()}, MsgType::kBarrierGrant, l); break;
-    case 6: accepted(CvSetMsg{cv(), u32(), notices()}, MsgType::kCvSet, l); break;
-    case 7: accepted(CvMsg{cv(), u32()}, in->ConsumeBool() ? MsgType::kCvReset : MsgType::kCvWait, l); break;
-    case 8: accepted(CvGrantMsg{cv(), notices()}, MsgType::kCvGrant, l); break;
-    case 9: accepted(CollectiveMsg{in->ConsumeRandomLengthString(4096), blob()}, MsgType::kCollective, l); break;
-    case 10: {
-      CollectiveDoneMsg m;
-      m.blobs.resize(in->ConsumeIntegralInRange<size_t>(0, std::min(l.ranks, 8)));
-      for (auto& b : m.blobs) b = blob();
-      accepted(m, MsgType::kCollectiveDone, l);
-      break;
-    }
-    case 11: if (any_page) accepted(HomeClaimMsg{page()}, MsgType::kHomeClaim, l); break;
-    case 12:
-      if (any_page) accepted(HomeIsMsg{page(), in->ConsumeIntegralInRange<int32_t>(-1, l.ranks - 1)}, MsgType::kHomeIs, l);
-      break;
-    default: check_stats_accepted(in); break;
+// Values for samples::ValidFiller, from the fuzzer's input.
+struct InputSource {
+  FuzzedDataProvider* in;
+  uint64_t pick(uint64_t lo, uint64_t hi) { return in->ConsumeIntegralInRange<uint64_t>(lo, hi); }
+  std::vector<std::byte> bytes(size_t max) {
+    return in->ConsumeBytes<std::byte>(in->ConsumeIntegralInRange<size_t>(0, max));
   }
+};
+
+void check_valid_accepted(FuzzedDataProvider* in, const Limits& l) {
+  // One choice past the last message: a statistics record.
+  const auto choice = in->ConsumeIntegralInRange<size_t>(1, kMsgTypeCount);
+  if (choice == kMsgTypeCount) return check_stats_accepted(in);
+  visit_message(static_cast<MsgType>(choice), [&]<typename M>(std::type_identity<M>) {
+    InputSource src{in};
+    samples::ValidFiller<InputSource> filler(l, &src);
+    M m;
+    M::fields(m, filler);
+    if (filler.possible()) accepted(m, l);
+  });
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 namespace scopedsm::fuzz {
 
 // Applies `body` as the payload of a DIFF request, record by record, the way
-// HomeServer::on_diff does, into page buffers of exactly the page size (so
+// HomeServer::on(DiffMsg) does, into page buffers of exactly the page size (so
 // ASan catches a write past either end). Each record must either fail and
 // leave every page untouched, or succeed and change exactly what an
 // independent reading of the format says, in the page it names only.

@@ -1,6 +1,7 @@
-// Writes the codec fuzz target's seed corpus: valid messages of every type,
-// made with the runtime's own encoders, and hand-made malformed ones, each
-// prefixed with its two setup bytes (fuzz_setup.h).
+// Writes the codec fuzz target's seed corpus: valid messages of every type
+// of the message table, made with the runtime's own encoders from samples of
+// their field kinds, edge cases chosen by hand, and hand-made malformed
+// messages, each prefixed with its two setup bytes (fuzz_setup.h).
 //
 //   make_corpus <dir>     (tools/fuzz.sh --regen writes tests/fuzz/corpus/codec)
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "protocol/diff.h"
 #include "protocol/messages.h"
 #include "stats/stats_record.h"
+#include "support/message_samples.h"
 
 namespace scopedsm::fuzz {
 
@@ -74,6 +76,34 @@ Bytes diff_message(const std::vector<uint32_t>& pages, size_t page_size, int pat
   return w.finish(9);
 }
 
+// For every message of the table: a sample with values from a fixed seed,
+// one with every value at its lower bound and one at its upper bound (under
+// the default setup), and its header alone.
+template <typename M, typename Source>
+void write_sample(Out* o, const std::string& name, Source src) {
+  const SetupIndex setup;
+  uint8_t bytes[kSetupBytes];
+  setup_bytes(setup, bytes);
+  const Limits l = setup_from(bytes[0], bytes[1]).limits;
+  samples::ValidFiller<Source> filler(l, &src);
+  M m;
+  M::fields(m, filler);
+  if (!filler.possible()) return;
+  const Bytes msg = encode(m, 30);
+  if (msg.size() > sizeof(MsgHeader)) o->write(name, msg, setup);  // else it is empty-<NAME>
+}
+
+void table_messages(Out* o) {
+  for_each_message([&]<typename M>(std::type_identity<M>) {
+    const std::string name = MessageInfo<M>::name;
+    write_sample<M>(o, "sample-" + name, samples::SeededSource(static_cast<uint64_t>(MessageInfo<M>::type)));
+    write_sample<M>(o, "lowest-" + name, samples::LowestSource{});
+    write_sample<M>(o, "highest-" + name, samples::HighestSource{});
+    o->write("empty-" + name, Writer(MessageInfo<M>::type).finish(21));
+  });
+}
+
+// Values chosen by hand (the samples above cover every type already).
 void valid_messages(Out* o) {
   o->write("GETP", encode(GetPageMsg{5, 2}, 1));
   o->write("ACQ", encode(AcquireMsg{3, 1, 0}, 2));
@@ -84,8 +114,8 @@ void valid_messages(Out* o) {
   o->write("BARR", encode(BarrierMsg{0, some_notices()}, 7));
   o->write("BARRGRANT", encode(BarrierGrantMsg{0, some_notices()}, 8));
   o->write("SETCV", encode(CvSetMsg{2, 1, some_notices()}, 9));
-  o->write("RESETCV", encode_cv(MsgType::kCvReset, CvMsg{kMaxCondvars - 1, 1}, 10));
-  o->write("WAITCV", encode_cv(MsgType::kCvWait, CvMsg{0, 0}, 11));
+  o->write("RESETCV", encode(CvResetMsg{kMaxCondvars - 1, 1}, 10));
+  o->write("WAITCV", encode(CvWaitMsg{0, 0}, 11));
   o->write("CVGRANT", encode(CvGrantMsg{2, some_notices()}, 12));
   o->write("COLL", encode(CollectiveMsg{"jia_alloc(4096)", Bytes(8, std::byte{7})}, 13));
   o->write("COLL-stats", encode(CollectiveMsg{"jia_exit", stats_blob(2)}, 14));
@@ -94,11 +124,6 @@ void valid_messages(Out* o) {
   o->write("HOMECLAIM", encode(HomeClaimMsg{7}, 17));
   o->write("HOMEIS", encode(HomeIsMsg{7, 2}, 19));
   o->write("bad-HOMEIS-home-minus1", encode(HomeIsMsg{8, -1}, 20));
-  // Every type without a payload, and the header of every other type alone.
-  for (size_t t = 1; t < kMsgTypeCount; ++t) {
-    const auto type = static_cast<MsgType>(t);
-    o->write(std::string("empty-") + msg_type_name(type), encode_empty(type, 21));
-  }
   o->write("DIFF-scattered", diff_message({4}, 4096, 0));
   o->write("DIFF-full-page", diff_message({5}, 4096, 1));
   o->write("DIFF-two-records", diff_message({6, 99}, 4096, 0));
@@ -139,7 +164,7 @@ void bad_fields(Out* o) {
   o->write("bad-notices-writer-minus1", encode(BarrierMsg{0, {{1, -1}}}, 1));
   o->write("bad-notices-writer-minus3", encode(ReleaseMsg{0, 0, {{1, -3}}}, 1));
   o->write("bad-notices-page", encode(CvGrantMsg{0, {{100, 0}}}, 1));
-  o->write("bad-RESETCV-cv", encode_cv(MsgType::kCvReset, CvMsg{kMaxCondvars, 0}, 1));
+  o->write("bad-RESETCV-cv", encode(CvResetMsg{kMaxCondvars, 0}, 1));
   o->write("bad-COLL-call-too-long", encode(CollectiveMsg{std::string(4097, 'x'), {}}, 1));
   o->write("bad-COLL-blob-length", raw(MsgType::kCollective, 1u, 'c', 0xffffffffu));
   o->write("bad-COLLGRANT-count-gt-ranks", encode(CollectiveDoneMsg{std::vector<Bytes>(5)}, 1));
@@ -219,6 +244,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   Out o{argv[1]};
+  table_messages(&o);
   valid_messages(&o);
   other_setups(&o);
   bad_fields(&o);

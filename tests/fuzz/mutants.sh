@@ -26,8 +26,11 @@ mutants=(
   "diff-overlap-allowed|protocol/diff.cc|if (first < next_word)|if (first + 1 < next_word)"
   "notices-writer-eq-ranks|protocol/notices.cc|n.writer >= ranks|n.writer > ranks"
   "notices-no-count-check|protocol/notices.cc|*need > in->remaining()|false"
-  "homeis-home-minus2|protocol/messages.cc|m->home < -1|m->home < -2"
-  "trailing-bytes-ok|protocol/messages.cc|return r->remaining() == 0 ? Status::Ok()|return r->remaining() < 2 ? Status::Ok()"
+  "homeis-home-minus2|protocol/messages.cc|(x < -1|(x < -2"
+  "trailing-bytes-ok|protocol/messages.cc|return r_->remaining() == 0 ? Status::Ok()|return r_->remaining() < 2 ? Status::Ok()"
+  "page-eq-pages-ok|protocol/messages.cc|x >= l_.pages) fail|x > l_.pages) fail"
+  "text-longer-than-max-ok|protocol/messages.cc|if (n > max) return fail|if (n > max + 1) return fail"
+  "blobs-more-than-ranks-ok|protocol/messages.cc|count > static_cast<uint32_t>(l_.ranks)) return fail|count > static_cast<uint32_t>(l_.ranks) + 1) return fail"
   "header-length-short-ok|transport/wire.cc|if (h.payload_bytes != size_ - sizeof h)|if (h.payload_bytes > size_ - sizeof h)"
   "reader-overread|transport/wire.h|if (size_ - pos_ < sizeof(T))|if (size_ - pos_ + 1 < sizeof(T))"
   "stats-trailing-ok|stats/stats.cc|return pos == n;|return pos <= n;"
@@ -40,7 +43,7 @@ mutants=(
 mkdir -p "$scratch/src" "$scratch/tests"
 cp -r "$root/CMakeLists.txt" "$root/cmake" "$root/include" "$scratch/"
 cp -r "$root/src/." "$scratch/src/"
-cp -r "$root/tests/fuzz" "$scratch/tests/"
+cp -r "$root/tests/fuzz" "$root/tests/support" "$scratch/tests/"
 build=$scratch/build
 cmake -S "$scratch" -B "$build" -G Ninja -DSCOPEDSM_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 export ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
