@@ -94,41 +94,40 @@ cp "$corpus"/* "$work/corpus/"
 "$build/tests/fuzz/make_corpus" "$work/fresh" >/dev/null
 dirs=("$work/corpus" "$work/fresh")
 [ -d "$crashes" ] && dirs+=("$crashes")
-rc=0
-# shellcheck disable=SC2086
-"$fuzzer" -max_total_time="$codec_seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
-  -dict=tests/fuzz/codec.dict -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "${dirs[@]}" >"$log" 2>&1 || rc=$?
+# run_target NAME FUZZER SECONDS LOG CORPUS_DIR [libFuzzer flags...] -- DIRS...
+# Fuzzes for SECONDS, prints the executions, and exits the script with the
+# tail of the log if the target failed.
+run_target() {
+  local name=$1 fuzzer=$2 secs=$3 tlog=$4 counted=$5
+  shift 5
+  local flags=()
+  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+  shift
+  local rc=0
+  # shellcheck disable=SC2086
+  "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${flags[@]}" \
+    -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "$@" >"$tlog" 2>&1 || rc=$?
+  local execs rate cov
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tlog" | tail -n 1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$tlog" | tail -n 1)
+  cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$tlog" | tail -n 1 || true)
+  if [ "$rc" -ne 0 ]; then
+    tail -n 60 "$tlog" >&2
+    echo "fuzz: $name FAILED (libFuzzer exit $rc) after ${execs:-?} executions; input saved in $build/artifacts/:" >&2
+    ls -t "$build/artifacts" | head -n 5 >&2
+    exit 1
+  fi
+  echo "fuzz: $name ${execs:-?} executions in $secs s (${rate:-?}/s), ${cov:-no coverage line}," \
+    "corpus $(ls "$counted" | wc -l) files; log $tlog"
+}
 
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1 || true)
-if [ "$rc" -ne 0 ]; then
-  tail -n 60 "$log" >&2
-  echo "fuzz: codec_fuzz FAILED (libFuzzer exit $rc) after ${execs:-?} executions; input saved in $build/artifacts/:" >&2
-  ls -t "$build/artifacts" | head -n 5 >&2
-  exit 1
-fi
-echo "fuzz: codec_fuzz ${execs:-?} executions in ${codec_seconds} s (${rate:-?}/s), ${cov:-no coverage line}," \
-  "corpus $(ls "$work/corpus" | wc -l) files; log $log"
+run_target codec_fuzz "$fuzzer" "$codec_seconds" "$log" "$work/corpus" -max_len=8192 -dict=tests/fuzz/codec.dict \
+  -- "${dirs[@]}"
 
 # The allocation arithmetic needs no seed corpus: its inputs are a handful
 # of 64-bit numbers, and the target itself steers them to the edges.
-alog=$build/fuzz-alloc.log
 mkdir -p "$work/alloc-corpus"
 adirs=("$work/alloc-corpus")
 [ -d "$alloc_crashes" ] && adirs+=("$alloc_crashes")
-rc=0
-# shellcheck disable=SC2086
-"$alloc_fuzzer" -max_total_time="$alloc_seconds" -timeout=10 -rss_limit_mb=2048 -max_len=512 -print_final_stats=1 \
-  -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} "${adirs[@]}" >"$alog" 2>&1 || rc=$?
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$alog" | tail -n 1)
-rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$alog" | tail -n 1)
-cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$alog" | tail -n 1 || true)
-if [ "$rc" -ne 0 ]; then
-  tail -n 60 "$alog" >&2
-  echo "fuzz: alloc_fuzz FAILED (libFuzzer exit $rc) after ${execs:-?} executions; input saved in $build/artifacts/:" >&2
-  ls -t "$build/artifacts" | head -n 5 >&2
-  exit 1
-fi
-echo "fuzz: alloc_fuzz ${execs:-?} executions in ${alloc_seconds} s (${rate:-?}/s), ${cov:-no coverage line}," \
-  "corpus $(ls "$work/alloc-corpus" | wc -l) files; log $alog"
+run_target alloc_fuzz "$alloc_fuzzer" "$alloc_seconds" "$build/fuzz-alloc.log" "$work/alloc-corpus" -max_len=512 \
+  -- "${adirs[@]}"
