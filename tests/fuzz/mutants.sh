@@ -33,7 +33,7 @@ mutants=(
   "blobs-more-than-ranks-ok|protocol/messages.cc|count > static_cast<uint32_t>(l_.ranks)) return fail|count > static_cast<uint32_t>(l_.ranks) + 1) return fail"
   "header-length-short-ok|transport/wire.cc|if (h.payload_bytes != size_ - sizeof h)|if (h.payload_bytes > size_ - sizeof h)"
   "reader-overread|transport/wire.h|if (size_ - pos_ < sizeof(T))|if (size_ - pos_ + 1 < sizeof(T))"
-  "stats-trailing-ok|stats/stats.cc|return pos == n;|return pos <= n;"
+  "stats-trailing-ok|stats/stats_record.cc|return pos == n;|return pos <= n;"
   "alloc-round-up-wraps|common/checked.h|bytes / page_size + (bytes % page_size != 0 ? 1 : 0)|(bytes + page_size - 1) / page_size"
   "alloc-no-page-number-limit|runtime/alloc_plan.cc|if (pages > nameable_free)|if (pages > nameable_free + kMaxPages)"
   "alloc-range-no-clip|runtime/alloc_plan.cc|const uint64_t hi = std::min(end, region_end);|const uint64_t hi = std::max(end, region_end);"
