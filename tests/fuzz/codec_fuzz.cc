@@ -36,24 +36,6 @@ namespace {
 using Bytes = std::vector<std::byte>;
 constexpr size_t kHeader = 12;
 
-// A fields() visitor that looks at no field; the ones below take the kinds they check.
-struct LookAtNothing {
-  void u32(const auto&) {}
-  void u64(const auto&) {}
-  void i32(const auto&) {}
-  void epoch(const auto&) {}
-  void page(const auto&) {}
-  void lock(const auto&) {}
-  void cv(const auto&) {}
-  void rank(const char*, const auto&) {}
-  void flag(const char*, const auto&) {}
-  void notices(const auto&) {}
-  void text(const char*, const auto&, uint32_t) {}
-  void blob(const auto&) {}
-  void blobs(const auto&) {}
-  void tail(const auto&) {}
-};
-
 // What a decoder promises about an accepted message, checked independently
 // of FieldReader, kind by kind.
 bool page_ok(uint32_t page, const Limits& l) { return page < l.pages; }
@@ -63,7 +45,7 @@ bool notices_ok(const std::vector<WriteNotice>& ns, const Limits& l) {
   return true;
 }
 
-struct Promises : LookAtNothing {
+struct Promises : samples::LookAtNothing {
   explicit Promises(const Limits& limits) : l(limits) {}
   const Limits& l;
   bool kept = true;
@@ -86,7 +68,7 @@ bool valid(const M& m, const Limits& l) {
 // Data that is decoded further after the message: rank 0 deserializes the
 // payloads of COLL and COLLGRANT as statistics records at exit, so every
 // blob is tried as one.
-struct StatsBlobs : LookAtNothing {
+struct StatsBlobs : samples::LookAtNothing {
   void blob(const Bytes& b) { check_stats_blobs({b}); }
   void blobs(const std::vector<Bytes>& v) { check_stats_blobs(v); }
 };

@@ -111,4 +111,23 @@ class ValidFiller {
   std::deque<std::vector<std::byte>> kept_;  // tails point here
 };
 
+// A fields() visitor that looks at no field: visitors that check some kinds
+// derive from it and hide the kinds they check.
+struct LookAtNothing {
+  void u32(const auto&) {}
+  void u64(const auto&) {}
+  void i32(const auto&) {}
+  void epoch(const auto&) {}
+  void page(const auto&) {}
+  void lock(const auto&) {}
+  void cv(const auto&) {}
+  void rank(const char*, const auto&) {}
+  void flag(const char*, const auto&) {}
+  void notices(const auto&) {}
+  void text(const char*, const auto&, uint32_t) {}
+  void blob(const auto&) {}
+  void blobs(const auto&) {}
+  void tail(const auto&) {}
+};
+
 }  // namespace scopedsm::samples

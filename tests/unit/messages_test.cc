@@ -53,21 +53,8 @@ Bytes with_payload(const Bytes& msg, size_t payload_bytes) {
 }
 
 // Whether M ends in a tail (which takes any number of bytes).
-struct FindTail {
+struct FindTail : samples::LookAtNothing {
   bool found = false;
-  void u32(const auto&) {}
-  void u64(const auto&) {}
-  void i32(const auto&) {}
-  void epoch(const auto&) {}
-  void page(const auto&) {}
-  void lock(const auto&) {}
-  void cv(const auto&) {}
-  void rank(const char*, const auto&) {}
-  void flag(const char*, const auto&) {}
-  void notices(const auto&) {}
-  void text(const char*, const auto&, uint32_t) {}
-  void blob(const auto&) {}
-  void blobs(const auto&) {}
   void tail(const auto&) { found = true; }
 };
 
