@@ -58,6 +58,15 @@ void HomeShare::record_copy(uint32_t page, uint32_t epoch) const {
   if (queue) {
     const uint64_t at = ring_->tail.fetch_add(1, std::memory_order_seq_cst);
     entries_[at % capacity_].store(page + 1, std::memory_order_release);
+    w.fetch_or(kSharePushed, std::memory_order_seq_cst);
+  } else {
+    // Someone else is queueing the page: wait until it is in the queue (a
+    // few instructions, unless that copier was descheduled), or drained.
+    uint32_t now = w.load(std::memory_order_seq_cst);
+    while ((now & kShareRetrap) && !(now & kSharePushed)) {
+      sched_yield();
+      now = w.load(std::memory_order_seq_cst);
+    }
   }
   // The copy is read after this point. Paired with the fence in drain(): a
   // home write the copy misses is after the home's fence, so the drain that
@@ -78,8 +87,16 @@ void HomeShare::drain(std::vector<uint32_t>* out) const {
     e.store(0, std::memory_order_relaxed);
     const uint32_t page = v - 1;
     std::atomic<uint32_t>& w = words_[page];
+    // Its producer marks it queued right after writing the entry; clear
+    // the bits only then, or that late mark would outlive the drain.
     uint32_t old = w.load(std::memory_order_seq_cst);
-    while (!w.compare_exchange_weak(old, old & kShareEpochMask, std::memory_order_seq_cst)) {
+    for (;;) {
+      if ((old & kShareRetrap) && !(old & kSharePushed)) {
+        sched_yield();
+        old = w.load(std::memory_order_seq_cst);
+        continue;
+      }
+      if (w.compare_exchange_weak(old, old & kShareEpochMask, std::memory_order_seq_cst)) break;
     }
     out->push_back(page);
   }
@@ -90,7 +107,7 @@ bool HomeShare::try_untrap(uint32_t page, uint32_t after_epoch) const {
   std::atomic<uint32_t>& w = words_[page];
   uint32_t old = w.load(std::memory_order_seq_cst);
   for (;;) {
-    if ((old & (kShareUntrapped | kShareRetrap)) != 0) return false;
+    if ((old & (kShareUntrapped | kShareRetrap | kSharePushed)) != 0) return false;
     if ((old & kShareEpochMask) > after_epoch + 1) return false;  // a copy was taken after the barrier
     if (w.compare_exchange_weak(old, old | kShareUntrapped, std::memory_order_seq_cst)) return true;
   }

@@ -11,7 +11,9 @@
 //   bit 31  kShareUntrapped  the home does not trap writes to the page
 //   bit 30  kShareRetrap     a copy was taken while untrapped; the home must
 //                            trap again and notice the page
-//   bits 0-29  (epoch + 1) of the latest copy taken, 0 = never
+//   bit 29  kSharePushed     the page is in the retrap queue (set by the
+//                            copier that set kShareRetrap, once it queued it)
+//   bits 0-28  (epoch + 1) of the latest copy taken, 0 = never
 //
 // The contract that makes untrapped home writes safe: record_copy() runs
 // BEFORE the copy is read, and the home drains the retrap queue at the start
@@ -19,6 +21,13 @@
 // happened after record_copy(), hence is either before the drain (then the
 // drain sees the page and notices it) or after it (then it belongs to the
 // next interval, which the drain has re-trapped).
+//
+// Every copier of an untrapped page waits until the page is queued
+// (kSharePushed) before it reads the page, not only the one that queued it:
+// otherwise a second copier could read while the first, descheduled between
+// setting kShareRetrap and queueing, had queued nothing yet, and the home's
+// drain would miss both copies (a lost update seen by litmus mixed_home at
+// 6 processes on 2 cores).
 //
 // The retrap queue is a multi-producer, single-consumer ring with one entry
 // per page of the region: a page enters it only by the compare-and-swap that
@@ -38,7 +47,8 @@ namespace scopedsm {
 
 constexpr uint32_t kShareUntrapped = 1u << 31;
 constexpr uint32_t kShareRetrap = 1u << 30;
-constexpr uint32_t kShareEpochMask = (1u << 30) - 1;
+constexpr uint32_t kSharePushed = 1u << 29;
+constexpr uint32_t kShareEpochMask = (1u << 29) - 1;
 
 class HomeShare {
  public:

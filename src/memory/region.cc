@@ -82,6 +82,21 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
   if (ftruncate(memfd_, static_cast<off_t>(file_bytes_)) != 0)
     return Status::Error(std::string("ftruncate of the region's memfd failed: ") + std::strerror(errno));
 
+  // The views at addresses of the kernel's choosing first, then the app view
+  // at an agreed one: the agreed candidates can avoid what is taken, while a
+  // view mapped afterwards might find no hole left for the largest regions
+  // (two views of 32 TiB beside AddressSanitizer's reservations).
+  void* alias = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
+  if (alias == MAP_FAILED) return Status::Error(std::string("mapping the region's alias view failed: ") + std::strerror(errno));
+  alias_ = static_cast<std::byte*>(alias);
+  // The HomeShare gets a mapping of its own: address space is scarce for
+  // the largest regions (two views of 32 TiB), and a separate mapping can
+  // go wherever there is room.
+  std::byte* share = map_share(memfd_);
+  if (share == nullptr) return Status::Error(std::string("mapping the region's home records failed: ") + std::strerror(errno));
+  share_map_ = share;
+  share_ = HomeShare(share, num_pages_);
+
   // Rank 0 proposes an address; everyone tries it; repeat until all agree.
   std::mt19937_64 rng(static_cast<uint64_t>(getpid()) * 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(time(nullptr)));
   for (int attempt = 0; attempt < 64; ++attempt) {
@@ -103,16 +118,6 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
   if (base_ == nullptr) return Status::Error("could not find an address range free in every process for the shared region; "
                                              "try a smaller SCOPEDSM_REGION_SIZE");
 
-  void* alias = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
-  if (alias == MAP_FAILED) return Status::Error(std::string("mapping the region's alias view failed: ") + std::strerror(errno));
-  alias_ = static_cast<std::byte*>(alias);
-  // The HomeShare gets a mapping of its own: address space is scarce for
-  // the largest regions (two views of 32 TiB), and a separate mapping can
-  // go wherever there is room.
-  std::byte* share = map_share(memfd_);
-  if (share == nullptr) return Status::Error(std::string("mapping the region's home records failed: ") + std::strerror(errno));
-  share_map_ = share;
-  share_ = HomeShare(share, num_pages_);
   void* prots = mmap(nullptr, num_pages_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (prots == MAP_FAILED) return Status::Error("allocating the protection map failed");
   prots_ = static_cast<uint8_t*>(prots);
