@@ -16,6 +16,19 @@ namespace {
 
 // Negative control only (SCOPEDSM_TEST_FAULT=whole-word-merge): merges every
 // changed 8-byte word whole, overwriting bytes other writers own.
+// Calls fn(first, count) for each maximal run of consecutive pages in `sorted`:
+// one system call per run instead of one per page.
+template <typename Fn>
+void for_each_run(const std::vector<uint32_t>& sorted, Fn fn) {
+  size_t i = 0;
+  while (i < sorted.size()) {
+    size_t j = i + 1;
+    while (j < sorted.size() && sorted[j] == sorted[j - 1] + 1) ++j;
+    fn(sorted[i], j - i);
+    i = j;
+  }
+}
+
 size_t merge_whole_words(std::byte* home, const std::byte* page, const std::byte* twin, size_t page_size) {
   size_t changed = 0;
   for (size_t at = 0; at < page_size; at += 8) {
@@ -45,10 +58,8 @@ Coherence::Coherence(const CoherenceParts& p)
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
   sources_.resize(static_cast<size_t>(size_));
-  node_homes_.resize(static_cast<size_t>(size_), false);
   for (int r = 0; r < size_; ++r) {
     const bool near = p.node_shared && r != rank_ && node_->same_node(r);
-    node_homes_[static_cast<size_t>(r)] = near;
     sources_[static_cast<size_t>(r)] = near ? static_cast<PageSource*>(&node_source_) : &message_source_;
   }
 }
@@ -253,13 +264,7 @@ void Coherence::discard_stale() {
   }
   stale_.clear();
   std::sort(gone.begin(), gone.end());
-  size_t i = 0;
-  while (i < gone.size()) {
-    size_t j = i + 1;
-    while (j < gone.size() && gone[j] == gone[j - 1] + 1) ++j;
-    region_->discard(gone[i], j - i);
-    i = j;
-  }
+  for_each_run(gone, [this](uint64_t first, uint64_t count) { region_->discard(first, count); });
   stats_->stale_discards += gone.size();
 }
 
@@ -279,7 +284,7 @@ void Coherence::make_diff(uint64_t page) {
   const int home = m.home.load(std::memory_order_relaxed);
   const uint64_t t0 = now_ns();
   size_t changed = 0;
-  if (node_homes_[static_cast<size_t>(home)]) {
+  if (source_for(home) == &node_source_) {
     // The home is on this node: the changed bytes go straight into its
     // memory, now. Nothing is pending and nothing needs acknowledging.
     std::byte* at_home = region_->peer_page(node_->local_index(home), page);
@@ -429,13 +434,7 @@ void Coherence::transition(uint64_t page, PageState to, const char* context) {
 
 void Coherence::transition_runs(const std::vector<uint32_t>& sorted, PageState to, const char* context) {
   const Prot prot = prot_for(to);
-  size_t i = 0;
-  while (i < sorted.size()) {
-    size_t j = i + 1;
-    while (j < sorted.size() && sorted[j] == sorted[j - 1] + 1) ++j;
-    set_prot(sorted[i], j - i, prot, context);
-    i = j;
-  }
+  for_each_run(sorted, [&](uint64_t first, uint64_t count) { set_prot(first, count, prot, context); });
   for (uint32_t p : sorted) (*pages_)[p].state = to;
 }
 

@@ -133,7 +133,6 @@ class Coherence {
   MessageSource message_source_;
   NodeCopySource node_source_;
   std::vector<PageSource*> sources_;  // per home rank
-  std::vector<bool> node_homes_;      // per rank: on this node, memory mapped here
   std::vector<uint32_t> retraps_;     // scratch for drain_retraps
   std::vector<uint32_t> stale_;       // invalid copies whose memory is not yet discarded
   std::vector<uint32_t> dirty_;                       // pages written this interval
