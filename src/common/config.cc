@@ -25,8 +25,8 @@ Status parse_uint(const std::string& text, uint64_t* out) {
 // "none", or a comma-separated list of kTestFaultNames.
 Status parse_test_faults(const std::string& v, uint32_t* out) {
   const char* accepted =
-      "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record and whole-word-merge, "
-      "or none";
+      "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge and "
+      "skip-barrier-round, or none";
   *out = 0;
   if (v == "none") return Status::Ok();
   size_t start = 0;
@@ -83,7 +83,7 @@ const std::vector<ConfigVariable>& config_variables() {
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
-       "skip-notices, skip-node-record, whole-word-merge) to prove tests can fail."},
+       "skip-notices, skip-node-record, whole-word-merge, skip-barrier-round) to prove tests can fail."},
   };
   return vars;
 }

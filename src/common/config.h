@@ -24,9 +24,10 @@ enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 enum class TestFault : uint32_t {
   kSkipInvalidate = 1u << 0,  // write notices invalidate nothing: stale reads
   kSkipDiff = 1u << 1,        // cached pages' diffs are dropped: lost writes
-  kSkipNotices = 1u << 2,     // lock, condition-variable and barrier managers drop notices
+  kSkipNotices = 1u << 2,     // lock and condition-variable managers and barrier rounds drop received notices
   kSkipNodeRecord = 1u << 3,  // node peers copy home pages without recording the copy: stale reads
   kWholeWordMerge = 1u << 4,  // node peers merge whole changed words, not bytes: lost neighbour bytes
+  kSkipBarrierRound = 1u << 5,  // a barrier ignores the notices its last round brings: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -39,6 +40,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kSkipNotices, "skip-notices"},
     {TestFault::kSkipNodeRecord, "skip-node-record"},
     {TestFault::kWholeWordMerge, "whole-word-merge"},
+    {TestFault::kSkipBarrierRound, "skip-barrier-round"},
 };
 
 struct Config {

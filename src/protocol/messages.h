@@ -190,25 +190,37 @@ struct ReleaseMsg {
   }
 };
 
-// BARR: arrival at barrier `epoch` with the notices since the last one.
+// BARR: one round of the dissemination barrier (docs/PROTOCOL.md §4),
+// from application thread to application thread (kTagPeer). In round k of
+// barrier `epoch` rank r sends to rank (r + 2^k) mod N the merge of every
+// notice it knows so far: its own since the last barrier and those the
+// earlier rounds brought. `call` counts the sender's collective calls
+// (barriers, jia_wait, checked collectives) before this one, so that a
+// receiver in a different call at the same count reports the mismatch.
 struct BarrierMsg {
   uint32_t epoch = 0;
+  uint32_t call = 0;
+  uint32_t round = 0;
   std::vector<WriteNotice> notices;
   template <typename Self, typename V>
   static void fields(Self& m, V& v) {
     v.epoch(m.epoch);
+    v.u32(m.call);
+    v.u32(m.round);
     v.notices(m.notices);
   }
 };
 
-// BARRGRANT: everybody arrived at barrier `epoch`; the merged notices.
-struct BarrierGrantMsg {
+// BARRSTALL: the sender has waited `waited_ns` in barrier `epoch` (sent once
+// per barrier, after a tenth of SCOPEDSM_TIMEOUT), so that rank 0 can name
+// the ranks that never arrive (RendezvousManager::check_stalls).
+struct BarrierStallMsg {
   uint32_t epoch = 0;
-  std::vector<WriteNotice> notices;
+  uint64_t waited_ns = 0;
   template <typename Self, typename V>
   static void fields(Self& m, V& v) {
     v.epoch(m.epoch);
-    v.notices(m.notices);
+    v.u64(m.waited_ns);
   }
 };
 

@@ -34,6 +34,34 @@ Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<Write
   return Status::Ok();
 }
 
+void merge_sorted(std::vector<WriteNotice>* into, const std::vector<WriteNotice>& other) {
+  if (other.empty()) return;
+  std::vector<WriteNotice> out;
+  out.reserve(into->size() + other.size());
+  auto a = into->cbegin();
+  auto b = other.cbegin();
+  while (a != into->cend() && b != other.cend()) {
+    if (a->page < b->page) {
+      out.push_back(*a++);
+    } else if (b->page < a->page) {
+      out.push_back(*b++);
+    } else {
+      out.push_back({a->page, a->writer == b->writer ? a->writer : kMultipleWriters});
+      ++a;
+      ++b;
+    }
+  }
+  out.insert(out.end(), a, into->cend());
+  out.insert(out.end(), b, other.end());
+  into->swap(out);
+}
+
+bool sorted_by_page(const std::vector<WriteNotice>& notices) {
+  for (size_t i = 1; i < notices.size(); ++i)
+    if (notices[i - 1].page >= notices[i].page) return false;
+  return true;
+}
+
 void NoticeMerge::add(const WriteNotice& n) {
   auto [it, inserted] = writer_.try_emplace(n.page, n.writer);
   if (!inserted && it->second != n.writer) it->second = kMultipleWriters;

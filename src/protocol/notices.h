@@ -27,7 +27,16 @@ void put_notices(Writer* out, const std::vector<WriteNotice>& notices);
 // ids that are neither a rank below `ranks` nor kMultipleWriters.
 Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<WriteNotice>* out);
 
-// The merge of the barrier and condition-variable managers: one entry per
+// The merge of two notice lists, each sorted by page with one notice per
+// page, into `into` (same form): a page in both keeps its writer if they
+// agree and becomes kMultipleWriters otherwise. Linear; idempotent,
+// commutative and associative, so the barrier may merge one process's
+// notices more than once and in any order.
+void merge_sorted(std::vector<WriteNotice>* into, const std::vector<WriteNotice>& other);
+// True if `notices` is sorted by page with one notice per page.
+bool sorted_by_page(const std::vector<WriteNotice>& notices);
+
+// The merge of the condition-variable manager: one entry per
 // page; a second, different writer turns it into kMultipleWriters.
 class NoticeMerge {
  public:

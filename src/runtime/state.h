@@ -11,6 +11,7 @@
 //   constant after init: config, rank, size, node
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -40,10 +41,11 @@ struct RuntimeState {
   PageCache cache;
   LockStack stack{&pages};
   Stats stats;
+  std::atomic<uint32_t> barriers_done{0};  // written by the application thread, read by the service thread
 
   // The parts the synchronization modules and the service work with.
   SyncParts sync_parts() {
-    return SyncParts{rank, size, config.test_faults, &transport, &pages};
+    return SyncParts{rank, size, config.test_faults, config.timeout_s, &transport, &pages, &barriers_done};
   }
 };
 

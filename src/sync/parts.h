@@ -6,6 +6,7 @@
 // and reading how many pages are allocated).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "common/config.h"
@@ -19,8 +20,10 @@ struct SyncParts {
   int rank = 0;
   int size = 1;
   uint32_t test_faults = 0;  // TestFault bits (negative controls only)
+  double timeout_s = 0;      // SCOPEDSM_TIMEOUT; 0: waits are unbounded
   Transport* transport = nullptr;
   const PageTable* pages = nullptr;
+  std::atomic<uint32_t>* barriers_done = nullptr;  // barriers this process has completed
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages->allocated(), size}; }

@@ -1,5 +1,7 @@
 #include "sync/rendezvous.h"
 
+#include <algorithm>
+
 #include "common/clock.h"
 #include "common/log.h"
 #include "protocol/messages.h"
@@ -23,27 +25,46 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
   ++arrived_;
 }
 
-void RendezvousManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
-  if (arrived_ == 0 || now - first_arrival_ns_ < limit_ns) return;
+namespace {
+
+// Ends the job: `call` has waited since `since` for the ranks not in `arrived`.
+[[noreturn]] void report_stall(const char* call, uint64_t now, uint64_t since, const std::vector<bool>& arrived) {
   std::string missing, present;
-  for (int r = 0; r < p_.size; ++r) {
-    std::string& list = arrived_from_[static_cast<size_t>(r)] ? present : missing;
+  for (size_t r = 0; r < arrived.size(); ++r) {
+    std::string& list = arrived[r] ? present : missing;
     if (!list.empty()) list += ", ";
     list += std::to_string(r);
   }
   fatal("timed out: %s has waited %.1f s for rank%s %s (arrived: %s); are those processes alive and making the same "
         "collective calls?",
-        call_.c_str(), static_cast<double>(now - first_arrival_ns_) / 1e9, missing.find(',') == std::string::npos ? "" : "s",
+        call, static_cast<double>(now - since) / 1e9, missing.find(',') == std::string::npos ? "" : "s",
         missing.c_str(), present.c_str());
 }
 
-void RendezvousManager::on(const Incoming& in, const BarrierMsg& msg) {
-  arrive(in.source, RendezvousKind::kBarrier, "jia_barrier");
-  if (msg.epoch != barrier_epoch_)
-    fatal("protocol error: rank %d arrived at barrier %u while the job is at barrier %u", in.source, msg.epoch,
-          barrier_epoch_);
-  if (!p_.test_fault(TestFault::kSkipNotices)) merge_.add_all(msg.notices);
-  if (arrived_ == p_.size) complete();
+}  // namespace
+
+void RendezvousManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
+  if (arrived_ != 0 && now - first_arrival_ns_ >= limit_ns)
+    report_stall(call_.c_str(), now, first_arrival_ns_, arrived_from_);
+  // A barrier this process has completed was complete for everybody.
+  if (!stalled_.empty() && stalled_epoch_ >= p_.barriers_done->load(std::memory_order_acquire) &&
+      now - stalled_since_ns_ >= limit_ns)
+    report_stall("jia_barrier", now, stalled_since_ns_, stalled_);
+}
+
+void RendezvousManager::on(const Incoming& in, const BarrierStallMsg& msg) {
+  if (msg.epoch < p_.barriers_done->load(std::memory_order_acquire)) return;  // completed meanwhile
+  const uint64_t now = now_ns();
+  const uint64_t since = msg.waited_ns < now ? now - msg.waited_ns : 0;
+  if (stalled_.empty() || msg.epoch > stalled_epoch_) {
+    stalled_.assign(static_cast<size_t>(p_.size), false);
+    stalled_epoch_ = msg.epoch;
+    stalled_since_ns_ = since;
+  } else if (msg.epoch < stalled_epoch_) {
+    return;
+  }
+  stalled_since_ns_ = std::min(stalled_since_ns_, since);
+  stalled_[static_cast<size_t>(in.source)] = true;
 }
 
 void RendezvousManager::on(const Incoming& in, const WaitMsg&) {
@@ -59,11 +80,7 @@ void RendezvousManager::on(const Incoming& in, CollectiveMsg&& msg) {
 
 void RendezvousManager::complete() {
   Transport& t = *p_.transport;
-  if (kind_ == RendezvousKind::kBarrier) {
-    auto msg = std::make_shared<const Bytes>(encode(BarrierGrantMsg{barrier_epoch_, merge_.take()}, t.next_seq()));
-    for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagReply, msg);
-    ++barrier_epoch_;
-  } else if (kind_ == RendezvousKind::kWait) {
+  if (kind_ == RendezvousKind::kWait) {
     auto msg = std::make_shared<const Bytes>(encode(WaitGrantMsg{}, t.next_seq()));
     for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagReply, msg);
   } else {

@@ -1,5 +1,6 @@
-// The rendezvous manager on rank 0: barriers, jia_wait, and checked
-// collective calls (allocation agreement, exit). Runs on the service thread.
+// The rendezvous manager on rank 0: jia_wait, checked collective calls
+// (allocation agreement, exit), and the stall reports of barriers. Runs on
+// the service thread.
 //
 // Every process's arrival names what it is doing. All arrivals of one
 // rendezvous must name the same thing; anything else (one process in
@@ -7,33 +8,37 @@
 // sizes) is reported with both ranks' calls and ends the job, instead of
 // hanging.
 //
-// A barrier is a release and acquire of the whole job: its arrivals carry
-// each process's write notices since the last barrier, and its grant
-// carries their merge to everybody.
+// Barriers do not meet here (sync/barrier.h: the processes exchange their
+// rounds directly). A process that has waited in a barrier for a tenth of
+// SCOPEDSM_TIMEOUT says so (BARRSTALL); if the barrier is still incomplete
+// at 80% of the timeout, this manager names the ranks that never said so.
+// A barrier process that sees another process in a different call reports
+// that mismatch itself (Barrier::watch).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "protocol/notices.h"
+#include "protocol/messages.h"
 #include "sync/parts.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
 
-enum class RendezvousKind : uint32_t { kBarrier = 1, kWait = 2, kCollective = 3 };
+enum class RendezvousKind : uint32_t { kWait = 2, kCollective = 3 };
 
 class RendezvousManager {
  public:
   explicit RendezvousManager(const SyncParts& parts) : p_(parts) {}
 
   // Requests (Service::dispatch calls the on() that takes the message).
-  void on(const Incoming& in, const BarrierMsg& msg);
+  void on(const Incoming& in, const BarrierStallMsg& msg);
   void on(const Incoming& in, const WaitMsg& msg);
   void on(const Incoming& in, CollectiveMsg&& msg);  // keeps the payload
-  // Reports (and ends the job) when a rendezvous has been incomplete for
-  // longer than `limit_ns`, naming the ranks that have not arrived.
+  // Reports (and ends the job) when a rendezvous, or a barrier this process
+  // has not completed, has been incomplete for longer than `limit_ns`,
+  // naming the ranks that have not arrived.
   void check_stalls(uint64_t now, uint64_t limit_ns) const;
 
  private:
@@ -42,13 +47,16 @@ class RendezvousManager {
 
   const SyncParts p_;
   int arrived_ = 0;
-  RendezvousKind kind_ = RendezvousKind::kBarrier;
+  RendezvousKind kind_ = RendezvousKind::kWait;
   std::string call_;        // what the first arrival called
   int first_rank_ = -1;
   uint64_t first_arrival_ns_ = 0;
   std::vector<bool> arrived_from_;
-  uint32_t barrier_epoch_ = 0;
-  NoticeMerge merge_;
+  // Barrier stalls: the latest barrier someone reported waiting in, since
+  // when (the earliest report's wait) and who has reported.
+  uint32_t stalled_epoch_ = 0;
+  uint64_t stalled_since_ns_ = 0;
+  std::vector<bool> stalled_;  // empty: no report
   std::vector<std::vector<std::byte>> blobs_;  // per-rank payloads (exit statistics)
 };
 

@@ -16,14 +16,19 @@ static_assert(Maxcondvs == kMaxCondvars, "include/jia.h's Maxcondvs differs from
 
 namespace {
 
-// Waits for the reply of type `expected` from `from` and decodes it.
+// Decodes a reply of type `expected`; a malformed one ends the job.
 template <typename M>
-M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what) {
-  Incoming in = p.transport->await_reply(expected, from, what);
+M decode_reply(const SyncParts& p, MsgType expected, const Incoming& in) {
   M msg;
   Status st = decode_message(in.bytes, p.limits(), &msg);
   if (!st.ok()) fatal("protocol error: malformed %s from rank %d: %s", msg_type_name(expected), in.source, st.message().c_str());
   return msg;
+}
+
+// Waits for the reply of type `expected` from `from` and decodes it.
+template <typename M>
+M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what) {
+  return decode_reply<M>(p, expected, p.transport->await_reply(expected, from, what));
 }
 
 std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writer) {
@@ -36,7 +41,7 @@ std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writ
 }  // namespace
 
 SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats)
-    : p_(parts), c_(coherence), stack_(stack), stats_(stats), seen_(kMaxLocks, 0) {}
+    : p_(parts), c_(coherence), stack_(stack), stats_(stats), seen_(kMaxLocks, 0), barrier_(parts) {}
 
 void SyncClient::check_lock_id(const char* call, int lock) const {
   if (lock < 0 || lock >= kMaxLocks)
@@ -95,12 +100,20 @@ void SyncClient::barrier(const char* call) {
   ScopedTimer timer(&stats_->t_syn_ns);
   ++stats_->barriers;
   c_->close_interval();
-  c_->flush_diffs(0);
-  Transport& t = *p_.transport;
-  t.send(0, kTagRequest, encode(BarrierMsg{c_->epoch(), as_notices(stack_->take_bottom(), p_.rank)}, t.next_seq()));
-  auto grant = await_decoded<BarrierGrantMsg>(p_, MsgType::kBarrierGrant, 0, "the other processes at the barrier (BARRGRANT)");
-  if (grant.epoch != c_->epoch()) fatal("protocol error: BARRGRANT for barrier %u while at barrier %u", grant.epoch, c_->epoch());
-  c_->finish_barrier(grant.notices);
+  // Every diff is at its home before our first round leaves: nobody leaves
+  // the barrier (and fetches) before that round has reached them, directly
+  // or through others. (The rounds are not ordered with our requests, so
+  // no home is exempt.)
+  c_->flush_diffs(-1);
+  const uint32_t epoch = c_->epoch();
+  std::vector<WriteNotice> merged = barrier_.run(epoch, calls_++, as_notices(stack_->take_bottom(), p_.rank));
+  c_->finish_barrier(merged);
+  p_.barriers_done->store(epoch + 1, std::memory_order_release);
+}
+
+Incoming SyncClient::await_rendezvous(MsgType expected, const std::string& what, const char* wait_text) {
+  const uint32_t call = calls_++;
+  return p_.transport->await_reply(expected, 0, wait_text, [&] { barrier_.watch(call, what); });
 }
 
 void SyncClient::wait(const char*) {
@@ -111,7 +124,7 @@ void SyncClient::wait(const char*) {
   // resets) take effect before anything the others do after the rendezvous.
   t.acks().wait_except(0);
   t.send(0, kTagRequest, encode(WaitMsg{}, t.next_seq()));
-  t.await_reply(MsgType::kWaitGrant, 0, "the other processes at jia_wait (WAITGRANT)");
+  await_rendezvous(MsgType::kWaitGrant, "jia_wait", "the other processes at jia_wait (WAITGRANT)");
 }
 
 void SyncClient::release_to_cv(int cv) {
@@ -158,9 +171,9 @@ std::vector<std::vector<std::byte>> SyncClient::collective(const std::string& de
                                                            const std::vector<std::byte>& blob) {
   Transport& t = *p_.transport;
   t.send(0, kTagRequest, encode(CollectiveMsg{description, blob}, t.next_seq()));
-  auto done = await_decoded<CollectiveDoneMsg>(p_, MsgType::kCollectiveDone, 0,
-                                              "the other processes at a collective call (COLLGRANT)");
-  return std::move(done.blobs);
+  Incoming in = await_rendezvous(MsgType::kCollectiveDone, description,
+                                 "the other processes at a collective call (COLLGRANT)");
+  return decode_reply<CollectiveDoneMsg>(p_, MsgType::kCollectiveDone, in).blobs;
 }
 
 }  // namespace scopedsm

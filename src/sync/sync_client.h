@@ -12,6 +12,7 @@
 #include "protocol/coherence.h"
 #include "protocol/lock_stack.h"
 #include "stats/stats.h"
+#include "sync/barrier.h"
 #include "sync/parts.h"
 
 namespace scopedsm {
@@ -42,12 +43,17 @@ class SyncClient {
   void check_lock_id(const char* call, int lock) const;
   void check_cv_id(const char* call, int cv) const;
   void release_to_cv(int cv);
+  // Waits for `expected` from rank 0 at collective call `what`, watching
+  // for barrier rounds that show a mismatch (Barrier::watch).
+  Incoming await_rendezvous(MsgType expected, const std::string& what, const char* wait_text);
 
   const SyncParts p_;
   Coherence* const c_;
   LockStack* const stack_;
   AppCounters* const stats_;
   std::vector<uint64_t> seen_;  // per lock: the lock version at our last grant
+  Barrier barrier_;
+  uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)
 };
 
 }  // namespace scopedsm

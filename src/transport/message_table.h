@@ -4,7 +4,11 @@
 //
 // id          the type's number on the wire (MsgHeader::type). Dense from 1
 //             and in table order (checked at compile time, wire.h), so a
-//             new message goes at the end; an id is never reused.
+//             new message goes at the end; an id is never reused for an
+//             unrelated message (7 and 8 changed meaning together when
+//             the barrier stopped meeting at rank 0: BARR is still the
+//             barrier's notice-carrying message, and BARRSTALL took the
+//             retired BARRGRANT's place).
 // enumerator  its MsgType enumerator.
 // name        its name in statistics keys (msgs_sent_<name>), protocol
 //             error reports and fuzz-corpus file names: capitals only.
@@ -16,7 +20,10 @@
 // tag         who receives it: kTagRequest, the service thread, which
 //             hands it to the one server with an on() overload for the
 //             struct (runtime/service.cc); kTagReply, the application
-//             thread, which waits for it where it sent the request.
+//             thread, which waits for it where it sent the request;
+//             kTagPeer, the application thread too, but read only where
+//             the receiver expects that message (a barrier round), never
+//             among replies.
 //
 // Everything else that depends on the set of messages is made from this
 // list: MsgType, msg_type_name, the traffic counters and their statistics
@@ -31,8 +38,8 @@
   X(4, kAcquire, "ACQ", AcquireMsg, kTagRequest)                      \
   X(5, kAcquireGrant, "ACQGRANT", AcquireGrantMsg, kTagReply)         \
   X(6, kRelease, "REL", ReleaseMsg, kTagRequest)                      \
-  X(7, kBarrier, "BARR", BarrierMsg, kTagRequest)                     \
-  X(8, kBarrierGrant, "BARRGRANT", BarrierGrantMsg, kTagReply)        \
+  X(7, kBarrier, "BARR", BarrierMsg, kTagPeer)                        \
+  X(8, kBarrierStall, "BARRSTALL", BarrierStallMsg, kTagRequest)      \
   X(9, kWait, "WAIT", WaitMsg, kTagRequest)                           \
   X(10, kWaitGrant, "WAITGRANT", WaitGrantMsg, kTagReply)             \
   X(11, kCvSet, "SETCV", CvSetMsg, kTagRequest)                       \

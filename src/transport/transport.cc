@@ -70,7 +70,7 @@ void Transport::send_shared(int dest, Tag tag, const SharedBytes& bytes) {
 void Transport::send_page(int dest, const void* data, size_t n) { post(dest, kTagPage, data, n, nullptr); }
 
 bool Transport::try_receive(Tag tag, Incoming* out) {
-  if (mailbox_.take(tag, &out->bytes)) {
+  if ((tag == kTagRequest || tag == kTagReply) && mailbox_.take(tag, &out->bytes)) {
     out->source = rank_;
   } else {
     int flag = 0;
@@ -99,9 +99,15 @@ void Transport::wait_request(MPI_Request* request, const char* what, int from, M
       what, from);
 }
 
-Incoming Transport::next_reply(const char* what, int from, MsgType* type) {
+Incoming Transport::next_reply(const char* what, int from, MsgType* type, const std::function<void()>* watch) {
   Incoming in;
-  wait_until(WakeRole::kApp, [&] { return try_receive(kTagReply, &in); }, what, from);
+  wait_until(
+      WakeRole::kApp,
+      [&] {
+        if (watch != nullptr) (*watch)();
+        return try_receive(kTagReply, &in);
+      },
+      what, from);
   Reader r(in.bytes.data(), in.bytes.size());
   Status s = r.open(type);
   if (!s.ok())
@@ -111,12 +117,20 @@ Incoming Transport::next_reply(const char* what, int from, MsgType* type) {
 }
 
 Incoming Transport::await_reply(MsgType expected, int from, const char* what) {
+  return await_typed(expected, from, what, nullptr);
+}
+
+Incoming Transport::await_reply(MsgType expected, int from, const char* what, const std::function<void()>& watch) {
+  return await_typed(expected, from, what, &watch);
+}
+
+Incoming Transport::await_typed(MsgType expected, int from, const char* what, const std::function<void()>* watch) {
   if (AckLedger::is_ack(expected))
     fatal("internal error: awaiting %s; acknowledgements are collected by the ledger (AckLedger::wait_except)",
           msg_type_name(expected));
   for (;;) {
     MsgType type;
-    Incoming in = next_reply(what, from, &type);
+    Incoming in = next_reply(what, from, &type, watch);
     if (acks_.absorb(type, in.source)) continue;
     if (type != expected || (from >= 0 && in.source != from))
       fatal("protocol error: waiting for %s from rank %d but received %s from rank %d", msg_type_name(expected), from,

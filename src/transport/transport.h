@@ -84,8 +84,8 @@ class Transport {
   // of the shared region), without copying them.
   void send_page(int dest, const void* data, size_t n);
 
-  // Receives one waiting message on `tag`, if any: first from the mailbox,
-  // then from MPI.
+  // Receives one waiting message on `tag`, if any: first from the mailbox
+  // (requests and replies), then from MPI.
   bool try_receive(Tag tag, Incoming* out);
   // Completes finished sends; returns true if any finished.
   bool progress_sends() { return outbox_.progress(); }
@@ -103,6 +103,9 @@ class Transport {
   // protocol broke, which is reported and ends the job. Acknowledgements
   // that arrive meanwhile go to the ledger.
   Incoming await_reply(MsgType expected, int from, const char* what);
+  // The same, calling `watch` at every poll (SyncClient watches for barrier
+  // rounds that show another process in a different collective call).
+  Incoming await_reply(MsgType expected, int from, const char* what, const std::function<void()>& watch);
 
   // Application thread only: acknowledgements owed to us (ack_ledger.h).
   AckLedger& acks() { return acks_; }
@@ -130,7 +133,8 @@ class Transport {
   void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
   // Waits for the next reply, whatever it is, and reads its type; a reply
   // without a valid header ends the job.
-  Incoming next_reply(const char* what, int from, MsgType* type);
+  Incoming next_reply(const char* what, int from, MsgType* type, const std::function<void()>* watch = nullptr);
+  Incoming await_typed(MsgType expected, int from, const char* what, const std::function<void()>* watch);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;

@@ -27,6 +27,7 @@ enum Tag : int {
   kTagRequest = 1,  // to the service thread of the destination
   kTagReply = 2,    // to the application thread of the destination
   kTagPage = 3,     // raw page contents answering a GETP
+  kTagPeer = 4,     // application thread to application thread (barrier rounds), read where expected
 };
 
 // One enumerator per line of the message table (message_table.h), with its id.
@@ -43,7 +44,7 @@ constexpr size_t kMsgTypeCount = static_cast<size_t>(MsgType::kCount);
 struct MsgTypeInfo {
   MsgType type;
   const char* name;
-  Tag tag;  // kTagRequest or kTagReply: the thread that receives it
+  Tag tag;  // kTagRequest, kTagReply or kTagPeer: who receives it
 };
 inline constexpr MsgTypeInfo kMsgTypes[] = {
 #define SCOPEDSM_MSG_INFO(id, enumerator, name, payload, tag) {MsgType::enumerator, name, tag},
@@ -60,7 +61,7 @@ static_assert([] {
 
 // The table's name for `type` ("?" for an id that names no message).
 const char* msg_type_name(MsgType type);
-// The thread that receives `type`: kTagRequest or kTagReply (`type` must name a message).
+// Who receives `type`: kTagRequest, kTagReply or kTagPeer (`type` must name a message).
 Tag msg_type_tag(MsgType type);
 
 struct MsgHeader {

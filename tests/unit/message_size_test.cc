@@ -15,9 +15,9 @@ TEST(MessageSize, PayloadLengthMustFitTheHeader) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("DIFF message"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("4294967296 bytes"), std::string::npos) << s.message();
-  s = check_payload_size(MsgType::kBarrierGrant, size_t{1} << 40);
+  s = check_payload_size(MsgType::kBarrier, size_t{1} << 40);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("BARRGRANT message with a payload of 1099511627776 bytes"), std::string::npos)
+  EXPECT_NE(s.message().find("BARR message with a payload of 1099511627776 bytes"), std::string::npos)
       << s.message();
 }
 

@@ -46,10 +46,10 @@ TEST(Traffic, CountsPagesApart) {
 
 TEST(Traffic, CountsReceivedMessagesWithAValidHeaderOnly) {
   Traffic t;
-  const Bytes grant = message(MsgType::kBarrierGrant, 8);
+  const Bytes grant = message(MsgType::kBarrier, 8);
   t.count_received(grant);
-  EXPECT_EQ(at(t.received().messages, MsgType::kBarrierGrant), 1u);
-  EXPECT_EQ(at(t.received().bytes, MsgType::kBarrierGrant), grant.size());
+  EXPECT_EQ(at(t.received().messages, MsgType::kBarrier), 1u);
+  EXPECT_EQ(at(t.received().bytes, MsgType::kBarrier), grant.size());
   // Too short for a header, or a type past the arrays: not counted (and no
   // write out of bounds); the reader that opens them reports them.
   t.count_received(Bytes(5));

@@ -1,0 +1,113 @@
+#include "sync/barrier.h"
+
+#include "common/clock.h"
+#include "common/log.h"
+
+namespace scopedsm {
+
+namespace {
+
+const char* const kSameCalls =
+    "every process must make the same collective calls (barriers, allocations, jia_wait, jia_exit) in the same order "
+    "with the same arguments";
+
+}  // namespace
+
+Barrier::Barrier(const SyncParts& parts)
+    : p_(parts),
+      stall_after_ns_(parts.timeout_s > 0 ? static_cast<uint64_t>(parts.timeout_s * 0.1e9) : 0),
+      early_(static_cast<size_t>(parts.size)) {}
+
+int Barrier::rounds(int size) {
+  int r = 0;
+  while ((1 << r) < size) ++r;
+  return r;
+}
+
+int Barrier::target(int rank, int size, int k) { return (rank + (1 << k)) % size; }
+
+int Barrier::source(int rank, int size, int k) { return ((rank - (1 << k)) % size + size) % size; }
+
+void Barrier::take_arrived() {
+  Transport& t = *p_.transport;
+  Incoming in;
+  while (t.try_receive(kTagPeer, &in)) {
+    auto& queue = early_[static_cast<size_t>(in.source)];
+    // A sender is at most one barrier ahead of the one we are in (it cannot
+    // finish a barrier we have not arrived at): this one's round and the
+    // next one's.
+    if (queue.size() == 2)
+      fatal("protocol error: a third barrier round from rank %d before the first was used", in.source);
+    queue.push_back(Early{std::move(in), false});
+  }
+}
+
+void Barrier::mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const {
+  if (other_call == our_call)
+    fatal("mismatched collective calls: rank %d called jia_barrier but rank %d called %s; %s", other, p_.rank,
+          ours.c_str(), kSameCalls);
+  fatal("mismatched collective calls: rank %d called jia_barrier as its collective call %u but rank %d is in %s as its "
+        "call %u; %s",
+        other, other_call + 1, p_.rank, ours.c_str(), our_call + 1, kSameCalls);
+}
+
+void Barrier::watch(uint32_t call, const std::string& what) {
+  take_arrived();
+  for (int s = 0; s < p_.size; ++s) {
+    for (Early& e : early_[static_cast<size_t>(s)]) {
+      if (e.watched) continue;
+      e.watched = true;
+    // Only the call number matters here; the notices are checked against
+    // the allocated pages when the round is used (the sender may already
+    // have made an allocation we have not finished).
+      BarrierMsg msg;
+      Status st = decode_message(e.in.bytes, Limits{uint64_t{1} << 32, p_.size}, &msg);
+      if (!st.ok()) fatal("protocol error: malformed BARR from rank %d: %s", s, st.message().c_str());
+      if (msg.call <= call) mismatch(s, msg.call, what, call);
+    }
+  }
+}
+
+std::vector<WriteNotice> Barrier::run(uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine) {
+  Transport& t = *p_.transport;
+  const int n = rounds(p_.size);
+  const uint64_t start = now_ns();
+  bool stall_told = false;
+  for (int k = 0; k < n; ++k) {
+    const int to = target(p_.rank, p_.size, k), from = source(p_.rank, p_.size, k);
+    t.send(to, kTagPeer, encode(BarrierMsg{epoch, call, static_cast<uint32_t>(k), mine}, t.next_seq()));
+    auto& queue = early_[static_cast<size_t>(from)];
+    const std::string what = "rank " + std::to_string(from) + "'s round " + std::to_string(k) + " of barrier " +
+                             std::to_string(epoch) + " (BARR)";
+    t.wait_until(
+        WakeRole::kApp,
+        [&] {
+          take_arrived();
+          if (!queue.empty()) return true;
+          if (stall_after_ns_ != 0 && !stall_told && now_ns() - start >= stall_after_ns_) {
+            t.send(0, kTagRequest, encode(BarrierStallMsg{epoch, now_ns() - start}, t.next_seq()));
+            stall_told = true;
+          }
+          return false;
+        },
+        what.c_str(), from);
+    Incoming in = std::move(queue.front().in);
+    queue.pop_front();
+    BarrierMsg msg;
+    if (Status st = decode_message(in.bytes, p_.limits(), &msg); !st.ok())
+      fatal("protocol error: malformed BARR from rank %d: %s", from, st.message().c_str());
+    if (msg.call != call) mismatch(from, msg.call, "jia_barrier", call);
+    if (msg.epoch != epoch || msg.round != static_cast<uint32_t>(k))
+      fatal("protocol error: rank %d sent round %u of barrier %u where round %d of barrier %u was due", from,
+            msg.round, msg.epoch, k, epoch);
+    if (!sorted_by_page(msg.notices))
+      fatal("protocol error: rank %d's round %d of barrier %u has notices out of page order", from, k, epoch);
+    // Negative controls: a round's notices are lost (tests must notice).
+    if (p_.test_fault(TestFault::kSkipNotices)) continue;
+    if (k == n - 1 && p_.test_fault(TestFault::kSkipBarrierRound)) continue;
+    merge_sorted(&mine, msg.notices);
+  }
+  return mine;
+}
+
+}  // namespace scopedsm

@@ -1,0 +1,81 @@
+// The barrier: a dissemination barrier whose rounds carry and merge write
+// notices (docs/PROTOCOL.md §4, "jia_barrier").
+//
+// With N processes there are R = ceil(log2 N) rounds. In round k rank r
+// sends BARR to rank (r + 2^k) mod N with the merge of every notice it
+// knows (its own since the last barrier, and what rounds 0..k-1 brought),
+// then waits for BARR from rank (r - 2^k) mod N and merges that in. After
+// round k a rank knows the notices of the 2^(k+1) ranks r, r-1, ...; after
+// the last it knows everybody's, and everybody has arrived. Merging is
+// idempotent (a page's writer, or kMultipleWriters), so the overlap of the
+// last round when N is not a power of two changes nothing. Each process
+// sends R messages and receives R, and no rank does more than the others.
+//
+// The rounds travel between application threads (kTagPeer): everyone is in
+// the barrier, so nobody's service thread takes part and nothing is handed
+// from thread to thread. A rank receives exactly one BARR per barrier from
+// each of its R sources, in order (MPI keeps one sender's messages in
+// order), so a round is identified by its source. Rounds are taken as they
+// arrive and queue per source until used: a sender may already be in the
+// next barrier (or we in another collective call) — never further ahead,
+// since nobody finishes a barrier before everybody has arrived.
+//
+// Checks: every BARR names the sender's barrier epoch and the number of
+// collective calls it made before (`call`). A process waiting in jia_wait
+// or a checked collective call watches for BARR (watch()): one with its own
+// call number means the sender is in a barrier where it is not, which is
+// reported with both calls and ends the job. Some process in another call
+// always has a barrier process just before it (the ring closes), and a
+// barrier's first round goes out at arrival, so a mismatch is seen at once.
+// A process that waits in the barrier for a tenth of SCOPEDSM_TIMEOUT tells
+// rank 0 (BARRSTALL), whose rendezvous manager names the ranks that never
+// arrive (RendezvousManager::check_stalls).
+//
+// Thread owner: the application thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "protocol/messages.h"
+#include "sync/parts.h"
+
+namespace scopedsm {
+
+class Barrier {
+ public:
+  explicit Barrier(const SyncParts& parts);
+
+  // ceil(log2 size): the rounds of a barrier of `size` processes.
+  static int rounds(int size);
+  // The rank that process `rank` sends to in round `k`, and the one it hears from.
+  static int target(int rank, int size, int k);
+  static int source(int rank, int size, int k);
+
+  // Runs barrier `epoch`, which is this process's collective call number
+  // `call`, contributing `mine` (sorted by page, one notice per page).
+  // Returns the merge of every process's notices, sorted by page.
+  std::vector<WriteNotice> run(uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine);
+
+  // While this process waits in collective call number `call`, described by
+  // `what` (jia_wait, an allocation, jia_exit): takes the barrier rounds
+  // that have arrived and reports a mismatch if one is for call `call`.
+  void watch(uint32_t call, const std::string& what);
+
+ private:
+  // Moves every BARR that has arrived into its sender's slot.
+  void take_arrived();
+  void mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const;
+
+  const SyncParts p_;
+  const uint64_t stall_after_ns_;  // when a waiting process tells rank 0 (0: never)
+  struct Early {
+    Incoming in;
+    bool watched = false;  // watch() has checked its call number
+  };
+  std::vector<std::deque<Early>> early_;  // per source: BARRs not yet used, in order
+};
+
+}  // namespace scopedsm
