@@ -74,7 +74,7 @@ TEST(MessageTable, IdsAreDenseAndNamesUniqueOnBothSides) {
     const MsgTypeInfo& e = kMsgTypes[i];
     EXPECT_EQ(static_cast<size_t>(e.type), i + 1) << e.name;
     EXPECT_STREQ(msg_type_name(e.type), e.name);
-    EXPECT_TRUE(e.tag == kTagRequest || e.tag == kTagReply) << e.name;
+    EXPECT_TRUE(e.tag == kTagRequest || e.tag == kTagReply || e.tag == kTagPeer) << e.name;
     EXPECT_EQ(msg_type_tag(e.type), e.tag) << e.name;
     // Statistics keys (msgs_sent_<NAME>) and corpus file names use it as is.
     const std::string name = e.name;

@@ -1,0 +1,113 @@
+// The dissemination barrier's schedule and its notice merge, without MPI:
+// simulated at 1 to 33 processes, the rounds bring every process every
+// other process's notices, merged exactly as the reference merge
+// (NoticeMerge) would, whatever the order and overlap of the rounds.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <vector>
+
+#include "protocol/notices.h"
+#include "sync/barrier.h"
+
+using namespace scopedsm;
+
+namespace {
+
+bool same(const std::vector<WriteNotice>& a, const std::vector<WriteNotice>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].page != b[i].page || a[i].writer != b[i].writer) return false;
+  return true;
+}
+
+TEST(NoticeMergeSorted, KeepsOneWriterAndMarksTwoAsMultiple) {
+  std::vector<WriteNotice> a{{1, 0}, {4, 2}, {7, 1}, {9, kMultipleWriters}};
+  merge_sorted(&a, {{0, 3}, {4, 2}, {7, 3}, {9, 1}, {12, 1}});
+  EXPECT_TRUE(same(a, {{0, 3}, {1, 0}, {4, 2}, {7, kMultipleWriters}, {9, kMultipleWriters}, {12, 1}}));
+  merge_sorted(&a, {});
+  EXPECT_EQ(a.size(), 6u);
+  std::vector<WriteNotice> empty;
+  merge_sorted(&empty, {{5, 1}});
+  EXPECT_TRUE(same(empty, {{5, 1}}));
+}
+
+TEST(NoticeMergeSorted, IsIdempotentCommutativeAndAssociative) {
+  std::mt19937 rng(7);
+  auto random_list = [&] {
+    NoticeMerge m;
+    for (int i = 0; i < 40; ++i) m.add({static_cast<uint32_t>(rng() % 60), static_cast<int32_t>(rng() % 3)});
+    return m.sorted();
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto a = random_list(), b = random_list(), c = random_list();
+    auto aa = a;
+    merge_sorted(&aa, a);
+    EXPECT_TRUE(same(aa, a));
+    auto ab = a, ba = b;
+    merge_sorted(&ab, b);
+    merge_sorted(&ba, a);
+    EXPECT_TRUE(same(ab, ba));
+    auto ab_c = ab, bc = b;
+    merge_sorted(&ab_c, c);
+    merge_sorted(&bc, c);
+    auto a_bc = a;
+    merge_sorted(&a_bc, bc);
+    EXPECT_TRUE(same(ab_c, a_bc));
+    EXPECT_TRUE(sorted_by_page(ab_c));
+  }
+  EXPECT_FALSE(sorted_by_page({{2, 0}, {1, 0}}));
+  EXPECT_FALSE(sorted_by_page({{2, 0}, {2, 1}}));
+}
+
+TEST(BarrierSchedule, RoundsAreCeilLog2) {
+  EXPECT_EQ(Barrier::rounds(1), 0);
+  EXPECT_EQ(Barrier::rounds(2), 1);
+  EXPECT_EQ(Barrier::rounds(3), 2);
+  EXPECT_EQ(Barrier::rounds(4), 2);
+  EXPECT_EQ(Barrier::rounds(5), 3);
+  EXPECT_EQ(Barrier::rounds(8), 3);
+  EXPECT_EQ(Barrier::rounds(9), 4);
+}
+
+TEST(BarrierSchedule, EveryProcessEndsWithEveryProcessesNotices) {
+  std::mt19937 rng(11);
+  for (int n = 1; n <= 33; ++n) {
+    // Each rank's own notices; the reference is their merge by NoticeMerge.
+    std::vector<std::vector<WriteNotice>> known(static_cast<size_t>(n));
+    NoticeMerge reference;
+    for (int r = 0; r < n; ++r) {
+      NoticeMerge own;
+      for (int i = 0; i < 5; ++i) own.add({static_cast<uint32_t>(rng() % 40), r});
+      known[static_cast<size_t>(r)] = own.sorted();
+      reference.add_all(known[static_cast<size_t>(r)]);
+    }
+    const int rounds = Barrier::rounds(n);
+    for (int k = 0; k < rounds; ++k) {
+      std::set<int> sources;
+      for (int r = 0; r < n; ++r) {
+        // The process r hears from sends to r in the same round, and no two
+        // processes hear from the same one.
+        const int from = Barrier::source(r, n, k);
+        ASSERT_EQ(Barrier::target(from, n, k), r) << "n=" << n << " k=" << k;
+        ASSERT_NE(from, r) << "n=" << n << " k=" << k << ": a process would send itself a round";
+        sources.insert(from);
+      }
+      ASSERT_EQ(sources.size(), static_cast<size_t>(n));
+      // Everybody sends what it knows before the round, then merges.
+      const auto before = known;
+      for (int r = 0; r < n; ++r) merge_sorted(&known[static_cast<size_t>(r)], before[static_cast<size_t>(Barrier::source(r, n, k))]);
+    }
+    for (int r = 0; r < n; ++r)
+      EXPECT_TRUE(same(known[static_cast<size_t>(r)], reference.sorted())) << "n=" << n << " rank " << r;
+    // A process's sources over all rounds are distinct: one BARR from each per barrier.
+    for (int r = 0; r < n; ++r) {
+      std::set<int> from;
+      for (int k = 0; k < rounds; ++k) from.insert(Barrier::source(r, n, k));
+      EXPECT_EQ(from.size(), static_cast<size_t>(rounds)) << "n=" << n << " rank " << r;
+    }
+  }
+}
+
+}  // namespace
