@@ -182,6 +182,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"jia_alloc_negative_size", 2, "jia_alloc\\(size=-4096, block=-4096, starthost=0\\): negative size", {}},
         Case{"alloc_mismatch", 2, "mismatched collective calls: rank [01] called jia_alloc3\\(size=(4096|8192)", {}},
         Case{"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)", {}},
+        // The barrier's rounds go from process to process; whoever receives
+        // one while in another call reports both.
+        Case{"wait_vs_barrier", 3, "rank 1: mismatched collective calls: rank 0 called jia_barrier but rank 1 called jia_wait",
+             {}},
+        Case{"alloc_vs_barrier", 3,
+             "rank 0: mismatched collective calls: rank 2 called jia_barrier but rank 0 called jia_alloc\\(size=4096", {}},
         Case{"alloc_in_cs", 1, "collective allocation inside a critical section", {}},
         Case{"explicit_placement_under_first_touch", 2,
              "jia_alloc3: explicit home placement asked for while SCOPEDSM_HOME_POLICY=first-touch",

@@ -82,6 +82,14 @@ int main(int argc, char **argv) {
     if (jiapid == 0) jia_barrier();
     else jia_alloc(4096);
   }
+  if (!strcmp(c, "wait_vs_barrier")) {
+    if (jiapid == 1) jia_wait();
+    else jia_barrier();
+  }
+  if (!strcmp(c, "alloc_vs_barrier")) {
+    if (jiapid == 0) jia_alloc(4096);
+    else jia_barrier();
+  }
   if (!strcmp(c, "alloc_in_cs")) {
     jia_lock(0);
     jia_alloc(4096);

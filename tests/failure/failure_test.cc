@@ -244,9 +244,13 @@ INSTANTIATE_TEST_SUITE_P(
                          "scopedsm: rank 2: timed out: rank [02] has waited 2\\.[0-9] s for lock [0-9]+ \\(homed here\\), "
                          "which is held by rank 1",
                          {"SCOPEDSM_TIMEOUT=3"}},
-                    // The barrier manager reports the rank that never arrived.
+                    // Rank 0 reports the rank that never arrived: the others told it
+                    // they wait (BARRSTALL), even when rank 0 itself is the one missing.
                     Case{"hang_at_barrier", 1,
                          "scopedsm: rank 0: timed out: jia_barrier has waited 2\\.[0-9] s for rank 1 \\(arrived: 0, 2\\)",
+                         {"SCOPEDSM_TIMEOUT=3"}},
+                    Case{"hang_at_barrier", 0,
+                         "scopedsm: rank 0: timed out: jia_barrier has waited 2\\.[0-9] s for rank 0 \\(arrived: 1, 2\\)",
                          {"SCOPEDSM_TIMEOUT=3"}}),
     [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_victim" + std::to_string(p.param.victim); });
 
