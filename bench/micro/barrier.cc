@@ -7,7 +7,12 @@
 // interleaved: MPI_Allgather of 16 bytes per rank, the cost of a barrier
 // that would exchange (empty) write notices as one collective.
 //
-//   barrier [--reps=500] [--rounds=10] [--warmup=50] [--batch=10]
+// --cached=N first fills this process's cache with N valid copies of pages
+// homed at the next rank (set SCOPEDSM_CACHE_PAGES at least that large):
+// a barrier's cost must not grow with them (nothing at a barrier scans the
+// cache or the page table; compare runs with and without).
+//
+//   barrier [--reps=500] [--rounds=10] [--warmup=50] [--batch=10] [--cached=0]
 #include <cstdint>
 #include <vector>
 
@@ -35,14 +40,24 @@ std::vector<double> dsm_barriers(size_t reps, size_t batch) {
 
 int main(int argc, char** argv) {
   scopedsm_init(&argc, &argv);
-  bench::Options opt(argc, argv, {"reps", "rounds", "warmup", "batch"});
+  bench::Options opt(argc, argv, {"reps", "rounds", "warmup", "batch", "cached"});
   const size_t reps = static_cast<size_t>(opt.integer("reps", 500));
   const size_t rounds = static_cast<size_t>(opt.integer("rounds", 10));
   const size_t warmup = static_cast<size_t>(opt.integer("warmup", 50));
   size_t batch = static_cast<size_t>(opt.integer("batch", 10));
+  const long cached = opt.integer("cached", 0);
   if (!opt.ok()) bench::die(kName, opt.error());
+  if (cached < 0) bench::die(kName, "--cached must be 0 or more");
   if (batch == 0) batch = 1;
   const int rank = scopedsm_rank(), nprocs = scopedsm_size();
+  if (cached > 0 && nprocs > 1) {
+    // Each rank's block of `cached` pages; everyone reads the next rank's.
+    const size_t ps = scopedsm_page_size(), block = static_cast<size_t>(cached) * ps;
+    auto* pages = static_cast<volatile char*>(scopedsm_alloc_cyclic(block * static_cast<size_t>(nprocs), block, 0));
+    const size_t next = static_cast<size_t>((rank + 1) % nprocs) * block;
+    for (size_t off = 0; off < block; off += ps) (void)pages[next + off];
+    scopedsm_barrier();
+  }
 
   bench::quiesce();
   dsm_barriers(warmup, 1);
@@ -70,6 +85,7 @@ int main(int argc, char** argv) {
     report.baseline = mpi.all();
     report.target_ratio = 2.0;
     report.extra.integer("batch", static_cast<long long>(batch));
+    report.extra.integer("cached_pages", cached);
     report.extra.summary("mpi_allgather_16b", allgather.all());
     report.extra.number("p90", bench::quantile(report.measured.every(), 0.9));
     report.extra.raw("runtime_stats", stats);

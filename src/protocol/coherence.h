@@ -82,7 +82,7 @@ class Coherence {
   void close_interval();
   // Sends every pending diff to its home and waits until every home except
   // `ordered_with` has applied them. Pass the rank the caller sends its
-  // next request to (a lock home, the barrier manager): that request is
+  // next request to (a lock home, rank 0's rendezvous): that request is
   // ordered after the diffs anyway. -1 waits for all.
   void flush_diffs(int ordered_with);
   // Drops cached copies named by `notices`, except pages this process alone
