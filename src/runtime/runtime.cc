@@ -175,6 +175,7 @@ void Runtime::start(int* argc, char*** argv) {
 
   service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.timeout_s,
                                        cfg.spin_us);
+  sync_->serve_own_locks(&service_->locks(), &service_->serve_mutex());
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);

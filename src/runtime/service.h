@@ -52,6 +52,12 @@ class Service {
   // missing; the waiters themselves can only name whom they wait on.
   void check_stalls();
 
+  // For the application thread's direct use of the locks homed here
+  // (SyncClient::serve_own_locks): the manager, and the mutex whichever
+  // thread serves holds. Whoever holds the mutex may use the managers.
+  LockManager& locks() { return locks_; }
+  std::mutex& serve_mutex() { return serve_mu_; }
+
  private:
   void run();
   // Decodes a request with the message table's decoder for its type and

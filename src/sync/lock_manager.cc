@@ -37,7 +37,7 @@ void LockManager::record(LockState* l, const std::vector<WriteNotice>& notices) 
   }
 }
 
-void LockManager::grant(int lock, LockState* l, const Waiter& w) {
+AcquireGrantMsg LockManager::grant(int lock, LockState* l, const Waiter& w) {
   l->holder = w.rank;
   AcquireGrantMsg msg;
   msg.lock = static_cast<uint32_t>(lock);
@@ -46,24 +46,39 @@ void LockManager::grant(int lock, LockState* l, const Waiter& w) {
                                 [](uint64_t seen, const LoggedNotice& e) { return seen < e.version; });
   msg.notices.reserve(static_cast<size_t>(l->log.end() - first));
   for (auto it = first; it != l->log.end(); ++it) msg.notices.push_back(it->notice);
-  p_.transport->send(w.rank, kTagReply, encode(msg, p_.transport->next_seq()));
+  return msg;
 }
 
-void LockManager::on(const Incoming& in, const AcquireMsg& msg) {
-  LockState& l = lock_state(static_cast<int>(msg.lock), "ACQ", in.source);
+void LockManager::send_grant(int lock, LockState* l, const Waiter& w) {
+  p_.transport->send(w.rank, kTagReply, encode(grant(lock, l, w), p_.transport->next_seq()));
+}
+
+void LockManager::acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant, bool* granted) {
+  LockState& l = lock_state(static_cast<int>(msg.lock), "ACQ", rank);
   refresh_epoch(&l, msg.epoch);
-  Waiter w{in.source, msg.seen, now_ns()};
-  if (l.holder < 0) {
-    grant(static_cast<int>(msg.lock), &l, w);
-  } else {
+  Waiter w{rank, msg.seen, now_ns()};
+  if (l.holder >= 0) {
     l.waiters.push_back(w);
+  } else if (inline_grant != nullptr) {
+    *inline_grant = grant(static_cast<int>(msg.lock), &l, w);
+    *granted = true;
+  } else {
+    send_grant(static_cast<int>(msg.lock), &l, w);
   }
 }
 
-void LockManager::on(const Incoming& in, const ReleaseMsg& msg) {
-  LockState& l = lock_state(static_cast<int>(msg.lock), "REL", in.source);
-  if (l.holder != in.source)
-    fatal("protocol error: rank %d released lock %u, which is held by rank %d", in.source, msg.lock, l.holder);
+void LockManager::on(const Incoming& in, const AcquireMsg& msg) { acquire(in.source, msg, nullptr, nullptr); }
+
+bool LockManager::acquire_here(const AcquireMsg& msg, AcquireGrantMsg* grant_out) {
+  bool granted = false;
+  acquire(p_.rank, msg, grant_out, &granted);
+  return granted;
+}
+
+void LockManager::release(int rank, const ReleaseMsg& msg) {
+  LockState& l = lock_state(static_cast<int>(msg.lock), "REL", rank);
+  if (l.holder != rank)
+    fatal("protocol error: rank %d released lock %u, which is held by rank %d", rank, msg.lock, l.holder);
   refresh_epoch(&l, msg.epoch);
   ++l.version;
   // A release from before the latest barrier has its notices covered by
@@ -73,9 +88,13 @@ void LockManager::on(const Incoming& in, const ReleaseMsg& msg) {
   if (!l.waiters.empty()) {
     Waiter next = l.waiters.front();
     l.waiters.pop_front();
-    grant(static_cast<int>(msg.lock), &l, next);
+    send_grant(static_cast<int>(msg.lock), &l, next);
   }
 }
+
+void LockManager::on(const Incoming& in, const ReleaseMsg& msg) { release(in.source, msg); }
+
+void LockManager::release_here(const ReleaseMsg& msg) { release(p_.rank, msg); }
 
 void LockManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
   for (const auto& [lock, l] : locks_) {

@@ -1,5 +1,9 @@
 // The lock manager: the home side of every lock homed at this process
-// (lock l is homed at rank l % size). Runs on the service thread.
+// (lock l is homed at rank l % size). Runs on the service thread, or on
+// the application thread whichever of the two holds the serve mutex
+// (runtime/service.h): the application thread also takes and releases the
+// locks homed at its own process directly (acquire_here, release_here),
+// with no message and no hand-off to the service thread.
 //
 // Per lock it keeps the holder, a FIFO queue of waiting requesters, and the
 // lock's write notices in release order, each stamped with the lock's
@@ -30,6 +34,12 @@ class LockManager {
   // Requests (Service::dispatch calls the on() that takes the message).
   void on(const Incoming& in, const AcquireMsg& msg);
   void on(const Incoming& in, const ReleaseMsg& msg);
+  // The application thread of this process, for a lock homed here, under
+  // the serve mutex. acquire_here fills `grant` and returns true if the
+  // lock is free; otherwise this process joins the queue and its grant
+  // comes later as a message (ACQGRANT through the mailbox).
+  bool acquire_here(const AcquireMsg& msg, AcquireGrantMsg* grant);
+  void release_here(const ReleaseMsg& msg);
   // Reports (and ends the job) when a requester has been queued longer than
   // `limit_ns`, naming the lock, the holder and the waiter: the waiter itself
   // knows only the lock's home.
@@ -61,7 +71,11 @@ class LockManager {
   static void record(LockState* l, const std::vector<WriteNotice>& notices);
   LockState& lock_state(int lock, const char* what, int source);
   void refresh_epoch(LockState* l, uint32_t epoch);
-  void grant(int lock, LockState* l, const Waiter& w);
+  void acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant, bool* granted);
+  void release(int rank, const ReleaseMsg& msg);
+  // Makes `w` the holder; the grant is the notices newer than what it saw.
+  AcquireGrantMsg grant(int lock, LockState* l, const Waiter& w);
+  void send_grant(int lock, LockState* l, const Waiter& w);
 
   const SyncParts p_;
   std::unordered_map<int, LockState> locks_;

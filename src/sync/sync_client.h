@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "protocol/lock_stack.h"
 #include "stats/stats.h"
 #include "sync/barrier.h"
+#include "sync/lock_manager.h"
 #include "sync/parts.h"
 
 namespace scopedsm {
@@ -21,6 +23,15 @@ class SyncClient {
  public:
   // Thread owner: the application thread (every method and field).
   SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats);
+
+  // The lock manager of this process and the mutex its server holds while
+  // serving (runtime/service.h): the locks homed here are then taken and
+  // released directly, under that mutex, with no message to oneself and no
+  // hand-off to the service thread. Set once, before the first lock.
+  void serve_own_locks(LockManager* locks, std::mutex* serve_mutex) {
+    own_locks_ = locks;
+    serve_mutex_ = serve_mutex;
+  }
 
   void lock(const char* call, int lock);
   void unlock(const char* call, int lock);
@@ -53,6 +64,8 @@ class SyncClient {
   AppCounters* const stats_;
   std::vector<uint64_t> seen_;  // per lock: the lock version at our last grant
   Barrier barrier_;
+  LockManager* own_locks_ = nullptr;
+  std::mutex* serve_mutex_ = nullptr;
   uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)
 };
 

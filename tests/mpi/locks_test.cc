@@ -130,6 +130,37 @@ TEST(Locks, WaitMayBeCalledInsideACriticalSection) {
   jia_barrier();
 }
 
+// A lock homed at the calling process is taken and released by the
+// application thread itself: no ACQ, ACQGRANT or REL, not even to itself
+// through the mailbox (which would also wake the service thread). Values
+// still pass: every rank in turn takes the others' locks, homed elsewhere.
+TEST(Locks, ALockHomedHereIsTakenWithoutAnyMessage) {
+  auto* a = static_cast<long*>(scopedsm_alloc(64 * sizeof(long)));
+  const int own = rank();  // lock l is homed at rank l % N
+  jia_barrier();
+  const uint64_t acq0 = counter("msgs_sent_ACQ"), grant0 = counter("msgs_recv_ACQGRANT");
+  const uint64_t rel0 = counter("msgs_sent_REL"), self0 = counter("self_msgs_sent");
+  for (int i = 0; i < 50; ++i) {
+    jia_lock(own);
+    a[own] += 1;
+    jia_unlock(own);
+  }
+  EXPECT_EQ(counter("msgs_sent_ACQ") - acq0, 0u);
+  EXPECT_EQ(counter("msgs_recv_ACQGRANT") - grant0, 0u);
+  EXPECT_EQ(counter("msgs_sent_REL") - rel0, 0u);
+  EXPECT_EQ(counter("self_msgs_sent") - self0, 0u);
+  jia_barrier();
+  // Everybody adds to everybody's counter under its owner's lock.
+  for (int r = 0; r < nprocs(); ++r) {
+    jia_lock(r);
+    a[r] += 1;
+    jia_unlock(r);
+  }
+  jia_barrier();
+  for (int r = 0; r < nprocs(); ++r) EXPECT_EQ(a[r], 50 + nprocs()) << "counter of rank " << r;
+  jia_barrier();
+}
+
 TEST(Locks, ManyLocksHomedEverywhere) {
   auto* counters = static_cast<int*>(scopedsm_alloc(64 * sizeof(int)));
   for (int k = 0; k < 3; ++k)
