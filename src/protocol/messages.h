@@ -178,14 +178,37 @@ struct AcquireGrantMsg {
 };
 
 // REL: release `lock` with the notices of the critical section.
+// `handed_to` is -1, or the waiter the releaser has granted the lock to
+// itself (the successor a HANDOFF named); the lock manager checks it.
 struct ReleaseMsg {
   uint32_t lock = 0;
   uint32_t epoch = 0;
   std::vector<WriteNotice> notices;
+  int32_t handed_to = -1;
   template <typename Self, typename V>
   static void fields(Self& m, V& v) {
     v.lock(m.lock);
     v.epoch(m.epoch);
+    v.notices(m.notices);
+    v.i32(m.handed_to);
+  }
+};
+
+// HANDOFF: from a lock's home to the holder of its tenure `version`: when
+// you release, grant the lock to `successor` yourself, with these notices
+// (those newer than the successor's version, up to yours) and your own
+// (docs/PROTOCOL.md §4). Application thread to application thread
+// (kTagPeer); a HANDOFF whose tenure has ended is dropped.
+struct HandoffMsg {
+  uint32_t lock = 0;
+  uint64_t version = 0;
+  int32_t successor = 0;
+  std::vector<WriteNotice> notices;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.lock(m.lock);
+    v.u64(m.version);
+    v.rank("successor", m.successor);
     v.notices(m.notices);
   }
 };

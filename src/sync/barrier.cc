@@ -13,10 +13,10 @@ const char* const kSameCalls =
 
 }  // namespace
 
-Barrier::Barrier(const SyncParts& parts)
+Barrier::Barrier(const SyncParts& parts, PeerInbox* inbox)
     : p_(parts),
       stall_after_ns_(parts.timeout_s > 0 ? static_cast<uint64_t>(parts.timeout_s * 0.1e9) : 0),
-      early_(static_cast<size_t>(parts.size)) {}
+      inbox_(inbox) {}
 
 int Barrier::rounds(int size) {
   int r = 0;
@@ -28,20 +28,6 @@ int Barrier::target(int rank, int size, int k) { return (rank + (1 << k)) % size
 
 int Barrier::source(int rank, int size, int k) { return ((rank - (1 << k)) % size + size) % size; }
 
-void Barrier::take_arrived() {
-  Transport& t = *p_.transport;
-  Incoming in;
-  while (t.try_receive(kTagPeer, &in)) {
-    auto& queue = early_[static_cast<size_t>(in.source)];
-    // A sender is at most one barrier ahead of the one we are in (it cannot
-    // finish a barrier we have not arrived at): this one's round and the
-    // next one's.
-    if (queue.size() == 2)
-      fatal("protocol error: a third barrier round from rank %d before the first was used", in.source);
-    queue.push_back(Early{std::move(in), false});
-  }
-}
-
 void Barrier::mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const {
   if (other_call == our_call)
     fatal("mismatched collective calls: rank %d called jia_barrier but rank %d called %s; %s", other, p_.rank,
@@ -52,9 +38,9 @@ void Barrier::mismatch(int other, uint32_t other_call, const std::string& ours, 
 }
 
 void Barrier::watch(uint32_t call, const std::string& what) {
-  take_arrived();
+  inbox_->drain();
   for (int s = 0; s < p_.size; ++s) {
-    for (Early& e : early_[static_cast<size_t>(s)]) {
+    for (PeerInbox::Round& e : inbox_->rounds_from(s)) {
       if (e.watched) continue;
       e.watched = true;
     // Only the call number matters here; the notices are checked against
@@ -76,13 +62,13 @@ std::vector<WriteNotice> Barrier::run(uint32_t epoch, uint32_t call, std::vector
   for (int k = 0; k < n; ++k) {
     const int to = target(p_.rank, p_.size, k), from = source(p_.rank, p_.size, k);
     t.send(to, kTagPeer, encode(BarrierMsg{epoch, call, static_cast<uint32_t>(k), mine}, t.next_seq()));
-    auto& queue = early_[static_cast<size_t>(from)];
+    auto& queue = inbox_->rounds_from(from);
     const std::string what = "rank " + std::to_string(from) + "'s round " + std::to_string(k) + " of barrier " +
                              std::to_string(epoch) + " (BARR)";
     t.wait_until(
         WakeRole::kApp,
         [&] {
-          take_arrived();
+          inbox_->drain();
           if (!queue.empty()) return true;
           if (stall_after_ns_ != 0 && !stall_told && now_ns() - start >= stall_after_ns_) {
             t.send(0, kTagRequest, encode(BarrierStallMsg{epoch, now_ns() - start}, t.next_seq()));

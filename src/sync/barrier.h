@@ -35,18 +35,19 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "protocol/messages.h"
 #include "sync/parts.h"
+#include "sync/peer_inbox.h"
 
 namespace scopedsm {
 
 class Barrier {
  public:
-  explicit Barrier(const SyncParts& parts);
+  // Rounds arrive through `inbox`, which must outlive the barrier.
+  Barrier(const SyncParts& parts, PeerInbox* inbox);
 
   // ceil(log2 size): the rounds of a barrier of `size` processes.
   static int rounds(int size);
@@ -65,17 +66,11 @@ class Barrier {
   void watch(uint32_t call, const std::string& what);
 
  private:
-  // Moves every BARR that has arrived into its sender's slot.
-  void take_arrived();
   void mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const;
 
   const SyncParts p_;
   const uint64_t stall_after_ns_;  // when a waiting process tells rank 0 (0: never)
-  struct Early {
-    Incoming in;
-    bool watched = false;  // watch() has checked its call number
-  };
-  std::vector<std::deque<Early>> early_;  // per source: BARRs not yet used, in order
+  PeerInbox* const inbox_;
 };
 
 }  // namespace scopedsm

@@ -53,17 +53,35 @@ void LockManager::send_grant(int lock, LockState* l, const Waiter& w) {
   p_.transport->send(w.rank, kTagReply, encode(grant(lock, l, w), p_.transport->next_seq()));
 }
 
+void LockManager::name_successor(int lock, LockState* l) {
+  if (l->holder < 0 || l->holder == p_.rank || l->successor >= 0 || l->waiters.empty()) return;
+  const Waiter& next = l->waiters.front();
+  HandoffMsg msg;
+  msg.lock = static_cast<uint32_t>(lock);
+  msg.version = l->version;  // the holder's tenure: the version its grant carried
+  msg.successor = next.rank;
+  // What the successor's grant from here would carry: the log newer than
+  // the version it saw. The log cannot change before the holder releases.
+  auto first = std::upper_bound(l->log.begin(), l->log.end(), next.seen,
+                                [](uint64_t seen, const LoggedNotice& e) { return seen < e.version; });
+  for (auto it = first; it != l->log.end(); ++it) msg.notices.push_back(it->notice);
+  l->successor = next.rank;
+  p_.transport->send(l->holder, kTagPeer, encode(msg, p_.transport->next_seq()));
+}
+
 void LockManager::acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant, bool* granted) {
-  LockState& l = lock_state(static_cast<int>(msg.lock), "ACQ", rank);
+  const int lock = static_cast<int>(msg.lock);
+  LockState& l = lock_state(lock, "ACQ", rank);
   refresh_epoch(&l, msg.epoch);
   Waiter w{rank, msg.seen, now_ns()};
   if (l.holder >= 0) {
     l.waiters.push_back(w);
+    name_successor(lock, &l);
   } else if (inline_grant != nullptr) {
-    *inline_grant = grant(static_cast<int>(msg.lock), &l, w);
+    *inline_grant = grant(lock, &l, w);
     *granted = true;
   } else {
-    send_grant(static_cast<int>(msg.lock), &l, w);
+    send_grant(lock, &l, w);
   }
 }
 
@@ -75,21 +93,52 @@ bool LockManager::acquire_here(const AcquireMsg& msg, AcquireGrantMsg* grant_out
   return granted;
 }
 
-void LockManager::release(int rank, const ReleaseMsg& msg) {
-  LockState& l = lock_state(static_cast<int>(msg.lock), "REL", rank);
-  if (l.holder != rank)
-    fatal("protocol error: rank %d released lock %u, which is held by rank %d", rank, msg.lock, l.holder);
-  refresh_epoch(&l, msg.epoch);
-  ++l.version;
+void LockManager::release_one(int lock, LockState* l, int rank, const ReleaseMsg& msg) {
+  refresh_epoch(l, msg.epoch);
+  ++l->version;
   // A release from before the latest barrier has its notices covered by
   // that barrier; only the hand-over matters.
-  if (msg.epoch == l.epoch && !p_.test_fault(TestFault::kSkipNotices)) record(&l, msg.notices);
-  l.holder = -1;
-  if (!l.waiters.empty()) {
-    Waiter next = l.waiters.front();
-    l.waiters.pop_front();
-    send_grant(static_cast<int>(msg.lock), &l, next);
+  if (msg.epoch == l->epoch && !p_.test_fault(TestFault::kSkipNotices)) record(l, msg.notices);
+  l->holder = -1;
+  const int successor = l->successor;
+  l->successor = -1;
+  if (msg.handed_to >= 0) {
+    // The releaser granted the lock to the successor we named, with what
+    // this grant would have carried: only the bookkeeping is left here.
+    if (msg.handed_to != successor || l->waiters.empty() || l->waiters.front().rank != successor)
+      fatal("protocol error: rank %d handed lock %d to rank %d, but the successor named was rank %d", rank, lock,
+            msg.handed_to, successor);
+    l->holder = successor;
+    l->waiters.pop_front();
+  } else if (!l->waiters.empty()) {
+    Waiter next = l->waiters.front();
+    l->waiters.pop_front();
+    send_grant(lock, l, next);
   }
+}
+
+void LockManager::release(int rank, const ReleaseMsg& msg) {
+  const int lock = static_cast<int>(msg.lock);
+  LockState& l = lock_state(lock, "REL", rank);
+  if (l.holder != rank) {
+    // The successor, which had the lock from the holder directly, may
+    // release it before the holder's REL (naming it) gets here.
+    if (rank == l.successor && l.holder >= 0) {
+      l.early.emplace_back(rank, msg);
+      return;
+    }
+    fatal("protocol error: rank %d released lock %u, which is held by rank %d", rank, msg.lock, l.holder);
+  }
+  release_one(lock, &l, rank, msg);
+  while (!l.early.empty() && l.early.front().first == l.holder) {
+    auto [early_rank, next] = std::move(l.early.front());
+    l.early.pop_front();
+    release_one(lock, &l, early_rank, next);
+  }
+  if (!l.early.empty())
+    fatal("protocol error: rank %d released lock %d early, but the lock went to rank %d", l.early.front().first, lock,
+          l.holder);
+  name_successor(lock, &l);
 }
 
 void LockManager::on(const Incoming& in, const ReleaseMsg& msg) { release(in.source, msg); }

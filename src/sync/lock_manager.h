@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "protocol/notices.h"
@@ -60,6 +61,12 @@ class LockManager {
   struct LockState {
     int holder = -1;
     std::deque<Waiter> waiters;
+    // The waiter a HANDOFF has named to the holder (the queue's front), or
+    // -1: the holder may grant it the lock itself at release.
+    int successor = -1;
+    // RELs from the successor that overtook the holder's REL naming it
+    // (it got the lock straight from the holder): used right after it.
+    std::deque<std::pair<int, ReleaseMsg>> early;  // (rank, its REL)
     // The notices since the latest barrier, in version order, so that a
     // grant copies only the tail the acquirer has not seen.
     std::vector<LoggedNotice> log;
@@ -73,6 +80,10 @@ class LockManager {
   void refresh_epoch(LockState* l, uint32_t epoch);
   void acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant, bool* granted);
   void release(int rank, const ReleaseMsg& msg);
+  void release_one(int lock, LockState* l, int rank, const ReleaseMsg& msg);
+  // With a remote holder and someone waiting, tells the holder to hand the
+  // lock to the queue's front itself (HANDOFF), once per tenure.
+  void name_successor(int lock, LockState* l);
   // Makes `w` the holder; the grant is the notices newer than what it saw.
   AcquireGrantMsg grant(int lock, LockState* l, const Waiter& w);
   void send_grant(int lock, LockState* l, const Waiter& w);

@@ -41,7 +41,7 @@ std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writ
 }  // namespace
 
 SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats)
-    : p_(parts), c_(coherence), stack_(stack), stats_(stats), seen_(kMaxLocks, 0), barrier_(parts) {}
+    : p_(parts), c_(coherence), stack_(stack), stats_(stats), seen_(kMaxLocks, 0), inbox_(parts), barrier_(parts, &inbox_) {}
 
 void SyncClient::check_lock_id(const char* call, int lock) const {
   if (lock < 0 || lock >= kMaxLocks)
@@ -72,7 +72,9 @@ void SyncClient::lock(const char* call, int lock) {
   } else {
     t.send(home, kTagRequest, encode(req, t.next_seq()));
   }
-  if (!granted) grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, home, "a lock grant (ACQGRANT)");
+  // The grant comes from the home, or straight from the holder before us
+  // (a hand-over, §4 of docs/PROTOCOL.md): from anyone.
+  if (!granted) grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, -1, "a lock grant (ACQGRANT)");
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
   seen_[static_cast<size_t>(lock)] = grant.version;
   c_->invalidate(grant.notices);
@@ -90,16 +92,38 @@ void SyncClient::unlock(const char* call, int lock) {
   ScopedTimer timer(&stats_->t_syn_ns);
   ++stats_->unlocks;
   c_->close_interval();
-  // The diffs must be at their homes before the next acquirer can fault on
-  // those pages, which it may do as soon as the lock home sees REL.
   const int home = LockManager::home_of(lock, p_.size);
-  c_->flush_diffs(home);
   Transport& t = *p_.transport;
   ReleaseMsg rel{static_cast<uint32_t>(lock), c_->epoch(), as_notices(stack_->top_pages(), p_.rank)};
   if (home == p_.rank && own_locks_ != nullptr) {
+    // The diffs must be at their homes before the next acquirer can fault
+    // on those pages, which it may do as soon as it has the grant.
+    c_->flush_diffs(-1);
     std::lock_guard<std::mutex> serving(*serve_mutex_);
     own_locks_->release_here(rel);  // grants the next waiter, if any, by message
+    stack_->pop();
+    return;
+  }
+  // Has the home named a waiter to hand the lock to (HANDOFF)? Then the
+  // grant goes to it from here, one message, and REL tells the home.
+  HandoffMsg handoff;
+  inbox_.drain();
+  if (inbox_.take_handoff(static_cast<uint32_t>(lock), seen_[static_cast<size_t>(lock)], &handoff)) {
+    // The successor may fault on our pages as soon as it has the grant, and
+    // our GETP-ordering with the lock's home does not cover its requests.
+    c_->flush_diffs(-1);
+    AcquireGrantMsg grant{static_cast<uint32_t>(lock), handoff.version + 1, std::move(handoff.notices)};
+    // The grant carries what the home would have: the log newer than the
+    // successor's version (in the HANDOFF), then our critical section's.
+    if (!p_.test_fault(TestFault::kSkipNotices))
+      grant.notices.insert(grant.notices.end(), rel.notices.begin(), rel.notices.end());
+    rel.handed_to = handoff.successor;
+    t.send(handoff.successor, kTagReply, encode(grant, t.next_seq()));
+    t.send(home, kTagRequest, encode(rel, t.next_seq()));
   } else {
+    // REL is ordered after our diffs to the lock's home, and the home
+    // grants the next acquirer only after REL.
+    c_->flush_diffs(home);
     t.send(home, kTagRequest, encode(rel, t.next_seq()));
   }
   stack_->pop();

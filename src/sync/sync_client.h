@@ -16,6 +16,7 @@
 #include "sync/barrier.h"
 #include "sync/lock_manager.h"
 #include "sync/parts.h"
+#include "sync/peer_inbox.h"
 
 namespace scopedsm {
 
@@ -63,6 +64,7 @@ class SyncClient {
   LockStack* const stack_;
   AppCounters* const stats_;
   std::vector<uint64_t> seen_;  // per lock: the lock version at our last grant
+  PeerInbox inbox_;
   Barrier barrier_;
   LockManager* own_locks_ = nullptr;
   std::mutex* serve_mutex_ = nullptr;

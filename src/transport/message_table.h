@@ -22,7 +22,8 @@
 //             struct (runtime/service.cc); kTagReply, the application
 //             thread, which waits for it where it sent the request;
 //             kTagPeer, the application thread too, but read only where
-//             the receiver expects that message (a barrier round), never
+//             the receiver expects that message (a barrier round, a
+//             lock hand-over at unlock), never
 //             among replies.
 //
 // Everything else that depends on the set of messages is made from this
@@ -52,4 +53,5 @@
   X(18, kHomeIs, "HOMEIS", HomeIsMsg, kTagReply)                      \
   X(19, kShutdown, "SHUTDOWN", ShutdownMsg, kTagRequest)              \
   X(20, kAck, "ACK", AckMsg, kTagReply)                               \
+  X(21, kHandoff, "HANDOFF", HandoffMsg, kTagPeer)                    \
   /* a new message goes on a line of its own just above this one */

@@ -1,5 +1,6 @@
 // Nested critical sections and the lock stack.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "jia.h"
 #include "support/test_util.h"
@@ -158,6 +159,35 @@ TEST(Locks, ALockHomedHereIsTakenWithoutAnyMessage) {
   }
   jia_barrier();
   for (int r = 0; r < nprocs(); ++r) EXPECT_EQ(a[r], 50 + nprocs()) << "counter of rank " << r;
+  jia_barrier();
+}
+
+// A released lock that someone waits for goes straight from the holder to
+// the waiter (the home named the waiter with HANDOFF): an ACQGRANT sent by
+// a process that is not the lock's home. Everybody increments one counter
+// under lock 0 (homed at rank 0), staying a while inside so that others
+// queue; the counter must come out exact, so the notices travel with the
+// direct grants too.
+TEST(Locks, AContendedLockPassesStraightFromHolderToWaiter) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a waiter";
+  auto* a = static_cast<long*>(scopedsm_alloc(page() * static_cast<size_t>(nprocs() + 1)));
+  long* direct = a + page() / sizeof(long);  // one slot per rank, on another page
+  const int lock = 0, iterations = 40;
+  jia_barrier();
+  const uint64_t grants0 = counter("msgs_sent_ACQGRANT");
+  for (int i = 0; i < iterations; ++i) {
+    jia_lock(lock);
+    a[0] += 1;
+    usleep(1000);  // contention, not a time limit: the others queue meanwhile
+    jia_unlock(lock);
+  }
+  // Grants sent by this process although it is not lock 0's home.
+  direct[rank()] = rank() == 0 ? 0 : static_cast<long>(counter("msgs_sent_ACQGRANT") - grants0);
+  jia_barrier();
+  EXPECT_EQ(a[0], static_cast<long>(iterations) * nprocs());
+  long total = 0;
+  for (int r = 0; r < nprocs(); ++r) total += direct[r];
+  EXPECT_GT(total, 0) << "no release handed the lock straight to its waiter";
   jia_barrier();
 }
 

@@ -1,0 +1,44 @@
+#include "sync/peer_inbox.h"
+
+#include "common/log.h"
+
+namespace scopedsm {
+
+void PeerInbox::drain() {
+  Incoming in;
+  while (p_.transport->try_receive(kTagPeer, &in)) {
+    Reader r(in.bytes.data(), in.bytes.size());
+    MsgType type;
+    if (Status st = r.open(&type); !st.ok())
+      fatal("protocol error: malformed message from rank %d: %s", in.source, st.message().c_str());
+    if (type == MsgType::kBarrier) {
+      auto& queue = rounds_[static_cast<size_t>(in.source)];
+      // A sender is at most one barrier ahead of the one we are in (it
+      // cannot finish a barrier we have not arrived at): this one's round
+      // and the next one's.
+      if (queue.size() == 2)
+        fatal("protocol error: a third barrier round from rank %d before the first was used", in.source);
+      queue.push_back(Round{std::move(in), false});
+    } else if (type == MsgType::kHandoff) {
+      // Its notices were written before we took the lock, so they name
+      // pages we have allocated.
+      HandoffMsg msg;
+      if (Status st = decode_message(in.bytes, p_.limits(), &msg); !st.ok())
+        fatal("protocol error: malformed HANDOFF from rank %d: %s", in.source, st.message().c_str());
+      handoffs_[msg.lock] = std::move(msg);
+    } else {
+      fatal("protocol error: rank %d sent %s between application threads", in.source, msg_type_name(type));
+    }
+  }
+}
+
+bool PeerInbox::take_handoff(uint32_t lock, uint64_t version, HandoffMsg* out) {
+  auto it = handoffs_.find(lock);
+  if (it == handoffs_.end()) return false;
+  const bool current = it->second.version == version;
+  if (current) *out = std::move(it->second);
+  handoffs_.erase(it);
+  return current;
+}
+
+}  // namespace scopedsm

@@ -1,0 +1,44 @@
+// Messages between application threads (kTagPeer): the barrier's rounds
+// (BARR) and lock hand-overs (HANDOFF). Neither is a reply to anything the
+// receiver is waiting for, so they are read only where the receiver wants
+// one: drain() takes every one that has arrived and files it, BARR by
+// sender (in order: a round is known by its sender, sync/barrier.h) and
+// HANDOFF by lock (only the newest: an older one's tenure has ended).
+//
+// Thread owner: the application thread.
+#pragma once
+
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/messages.h"
+#include "sync/parts.h"
+
+namespace scopedsm {
+
+class PeerInbox {
+ public:
+  // A barrier round as received; its notices are checked when it is used
+  // (the sender may have made an allocation the receiver has not finished).
+  struct Round {
+    Incoming in;
+    bool watched = false;  // Barrier::watch has checked its call number
+  };
+
+  explicit PeerInbox(const SyncParts& parts) : p_(parts), rounds_(static_cast<size_t>(parts.size)) {}
+
+  void drain();
+  // The rounds from `source` not yet used, oldest first.
+  std::deque<Round>& rounds_from(int source) { return rounds_[static_cast<size_t>(source)]; }
+  // Takes the hand-over of `lock` for tenure `version`, if it has arrived
+  // (one for an earlier tenure is dropped).
+  bool take_handoff(uint32_t lock, uint64_t version, HandoffMsg* out);
+
+ private:
+  const SyncParts p_;
+  std::vector<std::deque<Round>> rounds_;
+  std::unordered_map<uint32_t, HandoffMsg> handoffs_;
+};
+
+}  // namespace scopedsm
