@@ -37,16 +37,18 @@ void LockManager::record(LockState* l, const std::vector<WriteNotice>& notices) 
   }
 }
 
+std::vector<WriteNotice> LockManager::notices_after(const LockState& l, uint64_t seen) {
+  auto first = std::upper_bound(l.log.begin(), l.log.end(), seen,
+                                [](uint64_t s, const LoggedNotice& e) { return s < e.version; });
+  std::vector<WriteNotice> out;
+  out.reserve(static_cast<size_t>(l.log.end() - first));
+  for (auto it = first; it != l.log.end(); ++it) out.push_back(it->notice);
+  return out;
+}
+
 AcquireGrantMsg LockManager::grant(int lock, LockState* l, const Waiter& w) {
   l->holder = w.rank;
-  AcquireGrantMsg msg;
-  msg.lock = static_cast<uint32_t>(lock);
-  msg.version = l->version;
-  auto first = std::upper_bound(l->log.begin(), l->log.end(), w.seen,
-                                [](uint64_t seen, const LoggedNotice& e) { return seen < e.version; });
-  msg.notices.reserve(static_cast<size_t>(l->log.end() - first));
-  for (auto it = first; it != l->log.end(); ++it) msg.notices.push_back(it->notice);
-  return msg;
+  return AcquireGrantMsg{static_cast<uint32_t>(lock), l->version, notices_after(*l, w.seen)};
 }
 
 void LockManager::send_grant(int lock, LockState* l, const Waiter& w) {
@@ -62,9 +64,7 @@ void LockManager::name_successor(int lock, LockState* l) {
   msg.successor = next.rank;
   // What the successor's grant from here would carry: the log newer than
   // the version it saw. The log cannot change before the holder releases.
-  auto first = std::upper_bound(l->log.begin(), l->log.end(), next.seen,
-                                [](uint64_t seen, const LoggedNotice& e) { return seen < e.version; });
-  for (auto it = first; it != l->log.end(); ++it) msg.notices.push_back(it->notice);
+  msg.notices = notices_after(*l, next.seen);
   l->successor = next.rank;
   p_.transport->send(l->holder, kTagPeer, encode(msg, p_.transport->next_seq()));
 }

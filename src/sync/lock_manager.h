@@ -1,9 +1,14 @@
 // The lock manager: the home side of every lock homed at this process
-// (lock l is homed at rank l % size). Runs on the service thread, or on
-// the application thread whichever of the two holds the serve mutex
-// (runtime/service.h): the application thread also takes and releases the
-// locks homed at its own process directly (acquire_here, release_here),
-// with no message and no hand-off to the service thread.
+// (lock l is homed at rank l % size). Runs on whichever thread holds the
+// serve mutex (runtime/service.h): the service thread, or the application
+// thread, which also takes and releases the locks homed at its own process
+// directly (acquire_here, release_here), with no message and no hand-off
+// to the service thread.
+//
+// Contended, a lock passes straight from its releaser to the next holder:
+// when a requester queues behind a holder on another process, the holder
+// is told whom to grant the lock to and with which notices (HANDOFF); its
+// REL then names the successor (docs/PROTOCOL.md §4, "Hand-over").
 //
 // Per lock it keeps the holder, a FIFO queue of waiting requesters, and the
 // lock's write notices in release order, each stamped with the lock's
@@ -76,6 +81,8 @@ class LockManager {
   };
 
   static void record(LockState* l, const std::vector<WriteNotice>& notices);
+  // The log's notices newer than version `seen`, in version order.
+  static std::vector<WriteNotice> notices_after(const LockState& l, uint64_t seen);
   LockState& lock_state(int lock, const char* what, int source);
   void refresh_epoch(LockState* l, uint32_t epoch);
   void acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant, bool* granted);
