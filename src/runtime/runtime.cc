@@ -173,8 +173,7 @@ void Runtime::start(int* argc, char*** argv) {
   g_fault_target.store(this, std::memory_order_release);
   std::atexit(check_exit_without_finalize);
 
-  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.timeout_s,
-                                       cfg.spin_us);
+  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us);
   sync_->serve_own_locks(&service_->locks(), &service_->serve_mutex());
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();

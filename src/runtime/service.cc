@@ -10,10 +10,9 @@
 namespace scopedsm {
 
 Service::Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats,
-                 double timeout_s, uint64_t spin_us)
+                 uint64_t spin_us)
     : p_(parts),
       stats_(stats),
-      timeout_s_(timeout_s),
       spin_us_(spin_us),
       home_(parts.rank, parts.size, parts.transport, region, pages, stats),
       locks_(parts),
@@ -106,14 +105,14 @@ bool Service::serve_pending() {
 }
 
 void Service::check_stalls() {
-  if (timeout_s_ <= 0) return;
+  if (p_.timeout_s <= 0) return;
   const uint64_t now = now_ns();
   if (now < next_stall_check_ns_) return;
   next_stall_check_ns_ = now + 100000000;  // ten times a second is plenty
   std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;
   // Earlier than the waiters' own timeout, so the more precise report wins.
-  const auto limit = static_cast<uint64_t>(timeout_s_ * 0.8e9);
+  const auto limit = static_cast<uint64_t>(p_.timeout_s * 0.8e9);
   rendezvous_.check_stalls(now, limit);
   locks_.check_stalls(now, limit);
 }

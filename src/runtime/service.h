@@ -30,11 +30,10 @@ namespace scopedsm {
 
 class Service {
  public:
-  // `timeout_s` (SCOPEDSM_TIMEOUT) bounds how long synchronization may stall
-  // before the managers report it; `spin_us` (SCOPEDSM_SPIN_US) how long
-  // the service thread polls after its last request.
-  Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats, double timeout_s,
-          uint64_t spin_us);
+  // `parts.timeout_s` (SCOPEDSM_TIMEOUT) bounds how long synchronization
+  // may stall before the managers report it; `spin_us` (SCOPEDSM_SPIN_US)
+  // how long the service thread polls after its last request.
+  Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats, uint64_t spin_us);
   ~Service();
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
@@ -70,7 +69,6 @@ class Service {
 
   const SyncParts p_;
   ServiceCounters* const stats_;
-  const double timeout_s_;
   const uint64_t spin_us_;
   HomeServer home_;
   LockManager locks_;
