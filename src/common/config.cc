@@ -25,8 +25,8 @@ Status parse_uint(const std::string& text, uint64_t* out) {
 // "none", or a comma-separated list of kTestFaultNames.
 Status parse_test_faults(const std::string& v, uint32_t* out) {
   const char* accepted =
-      "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record and whole-word-merge, "
-      "or none";
+      "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge, "
+      "skip-seen-mark, rma-ignore-untrapped and slow-untrap, or none";
   *out = 0;
   if (v == "none") return Status::Ok();
   size_t start = 0;
@@ -78,12 +78,18 @@ const std::vector<ConfigVariable>& config_variables() {
        "'on': processes on one node copy pages straight from each other's home memory and apply diffs to it, "
        "with no message and no wait for the home's threads. 'off': every process is a node of its own (pages, "
        "diffs and wake-ups go through MPI), to exercise and measure the cross-node path on one machine."},
+      {"SCOPEDSM_FETCH", "auto",
+       "How a page homed on another node is read. 'rma': one-sided MPI_Get from the home's memory, which needs "
+       "no home CPU where the MPI library and network progress it without the target. 'message': a request "
+       "that the home's service thread answers. 'auto': 'rma' if a start-up check finds one-sided reads "
+       "progressing while their target computes, else 'message'."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
-       "skip-notices, skip-node-record, whole-word-merge) to prove tests can fail."},
+       "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped; and slow-untrap, "
+       "which breaks nothing but delays untrapping after barriers to widen a race) to prove tests can fail."},
   };
   return vars;
 }
@@ -180,6 +186,12 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
     Status s = parse_bool("SCOPEDSM_NODE_SHARING", *v, &c.node_sharing);
     if (!s.ok()) return s;
   }
+  if (auto v = lookup("SCOPEDSM_FETCH")) {
+    if (*v == "auto") c.fetch = FetchMode::kAuto;
+    else if (*v == "rma") c.fetch = FetchMode::kRma;
+    else if (*v == "message") c.fetch = FetchMode::kMessage;
+    else return bad("SCOPEDSM_FETCH", *v, "auto, rma or message");
+  }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n > 1000000)
@@ -194,6 +206,15 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
   return Status::Ok();
 }
 
+const char* fetch_mode_name(FetchMode mode) {
+  switch (mode) {
+    case FetchMode::kAuto: return "auto";
+    case FetchMode::kRma: return "rma";
+    case FetchMode::kMessage: return "message";
+  }
+  return "?";
+}
+
 std::string describe_config(const Config& c) {
   std::ostringstream os;
   os << "region_size=" << c.region_size << " cache_pages=" << c.cache_pages
@@ -202,7 +223,7 @@ std::string describe_config(const Config& c) {
      << " summary=" << (c.summary ? "on" : "off") << " log=" << static_cast<int>(c.log_level)
      << " timeout_s=" << c.timeout_s << " spin_us=" << c.spin_us << " poll_us=" << c.poll_us
      << " write_detect=" << (c.write_detect_all ? "all" : "adaptive")
-     << " node_sharing=" << (c.node_sharing ? "on" : "off");
+     << " node_sharing=" << (c.node_sharing ? "on" : "off") << " fetch=" << fetch_mode_name(c.fetch);
   if (c.test_faults != 0) {
     const char* sep = " TEST_FAULT=";
     for (const TestFaultName& f : kTestFaultNames) {

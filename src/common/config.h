@@ -17,6 +17,8 @@
 namespace scopedsm {
 
 enum class HomePolicy { kCyclic, kFirstTouch };
+// How pages homed on other nodes are read (SCOPEDSM_FETCH).
+enum class FetchMode { kAuto, kRma, kMessage };
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
 // Test-only protocol breakages (SCOPEDSM_TEST_FAULT), one bit each, so the
@@ -27,6 +29,9 @@ enum class TestFault : uint32_t {
   kSkipNotices = 1u << 2,     // lock, condition-variable and barrier managers drop notices
   kSkipNodeRecord = 1u << 3,  // node peers copy home pages without recording the copy: stale reads
   kWholeWordMerge = 1u << 4,  // node peers merge whole changed words, not bytes: lost neighbour bytes
+  kSkipSeenMark = 1u << 5,    // one-sided readers do not mark pages seen: homes untrap pages others hold
+  kRmaIgnoreUntrapped = 1u << 6,  // one-sided readers keep copies of untrapped pages: unrecorded copies
+  kSlowUntrap = 1u << 7,      // not a breakage: a home with pages to untrap after a barrier does so 50 ms late (widens a race for tests)
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -39,6 +44,9 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kSkipNotices, "skip-notices"},
     {TestFault::kSkipNodeRecord, "skip-node-record"},
     {TestFault::kWholeWordMerge, "whole-word-merge"},
+    {TestFault::kSkipSeenMark, "skip-seen-mark"},
+    {TestFault::kRmaIgnoreUntrapped, "rma-ignore-untrapped"},
+    {TestFault::kSlowUntrap, "slow-untrap"},
 };
 
 struct Config {
@@ -53,6 +61,7 @@ struct Config {
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
+  FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
 };
@@ -73,6 +82,9 @@ EnvLookup process_environment();
 
 // Parses "4096", "64K", "16M", "2G", "1T" (binary multiples). Exposed for tests.
 Status parse_size(const std::string& text, uint64_t* out);
+
+// "auto", "rma" or "message".
+const char* fetch_mode_name(FetchMode mode);
 
 // Human-readable rendering of the effective configuration (for `info`).
 std::string describe_config(const Config& config);

@@ -66,6 +66,7 @@ struct PageMeta {
   bool in_dirty_list;         // queued for the end of the interval
   bool pending_diff;          // a diff of it waits to be sent home
   bool stale_listed;          // invalid copy whose memory awaits discarding
+  bool seen_marked;           // we marked it `seen` at its home (one-sided reads, HomeShare)
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it

@@ -57,10 +57,14 @@ Coherence::Coherence(const CoherenceParts& p)
       node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0) {
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
+  if (p.rma != nullptr)
+    rma_source_ = std::make_unique<RmaSource>(p.rma, p.region, p.pages, p.transport, &message_source_,
+                                              p.test_faults);
+  PageSource* remote = rma_source_ ? static_cast<PageSource*>(rma_source_.get()) : &message_source_;
   sources_.resize(static_cast<size_t>(size_));
   for (int r = 0; r < size_; ++r) {
     const bool near = p.node_shared && r != rank_ && node_->same_node(r);
-    sources_[static_cast<size_t>(r)] = near ? static_cast<PageSource*>(&node_source_) : &message_source_;
+    sources_[static_cast<size_t>(r)] = near ? static_cast<PageSource*>(&node_source_) : remote;
   }
 }
 
@@ -151,13 +155,22 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   uint32_t slot = obtain_slot(page);
   // Our own diff of this page may still wait in the pending pool; the home
   // must apply it before it answers, or we would lose our writes. Sending
-  // it first is enough: the home serves our messages in order. (Diffs to a
-  // home on this node are never pending: they are merged at once.)
+  // it first is enough for a message: the home serves our messages in
+  // order. A one-sided read is not ordered after our messages, so it also
+  // waits until the home has acknowledged every diff we sent it (one sent
+  // at an eviction may still be on its way). (Diffs to a home on this node
+  // are never pending: they are merged at once.)
   if (m.pending_diff) send_pending(home);
   PageSource* source = source_for(home);
+  if (source == rma_source_.get()) transport_->acks().wait_for(home);
+  const uint64_t fallbacks = rma_source_ ? rma_source_->fallbacks() : 0;
   source->fetch(page, home, epoch_, region_->alias(page));
   ++stats_->remote_fetches;
   if (source == &node_source_) ++stats_->node_fetches;
+  if (source == rma_source_.get()) {
+    if (rma_source_->fallbacks() == fallbacks) ++stats_->rma_fetches;
+    else ++stats_->rma_fallbacks;
+  }
   stats_->t_fetch_wait_ns += now_ns() - t0;
 
   if (for_write) {
@@ -389,12 +402,16 @@ void Coherence::drain_retraps() {
 void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch) {
   if (write_detect_all_) return;
   std::vector<uint32_t> untrap;
+  bool slept = false;
   for (const WriteNotice& n : notices) {
     // Only a notice that makes every other process drop its copy will do:
     // written by us alone or by several (a page written only by another
     // process stays cached there).
     if (n.writer != rank_ && n.writer != kMultipleWriters) continue;
     if ((*pages_)[n.page].state != PageState::kHomeClean) continue;
+    // Test only: a late home, so that readers can copy the page first.
+    if (test_fault(TestFault::kSlowUntrap) && !slept) sleep_ns(50'000'000);
+    slept = true;
     if (region_->share().try_untrap(n.page, completed_epoch)) untrap.push_back(n.page);
   }
   std::sort(untrap.begin(), untrap.end());
@@ -416,6 +433,7 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.slot = kNoSlot;
     m.in_dirty_list = false;
     m.pending_diff = false;
+    m.seen_marked = false;
     if (h == rank_) {
       region_->share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));

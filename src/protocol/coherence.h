@@ -43,6 +43,7 @@ struct CoherenceParts {
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool node_shared = false;       // the region has mapped the node peers' memory
   const NodeTopology* node = nullptr;
+  const RmaWindows* rma = nullptr;  // non-null: pages homed on other nodes are read one-sided
   Transport* transport = nullptr;
   Region* region = nullptr;
   PageTable* pages = nullptr;
@@ -67,6 +68,8 @@ class Coherence {
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
+  // "rma" or "message": how pages homed on other nodes travel.
+  const char* remote_path() const { return rma_source_ ? rma_source_->name() : message_source_.name(); }
 
   // A fault on `page` of the shared region.
   void handle_fault(uint64_t page, Access access);
@@ -132,6 +135,7 @@ class Coherence {
   uint32_t epoch_ = 0;
   MessageSource message_source_;
   NodeCopySource node_source_;
+  std::unique_ptr<RmaSource> rma_source_;  // with parts.rma
   std::vector<PageSource*> sources_;  // per home rank
   std::vector<uint32_t> retraps_;     // scratch for drain_retraps
   std::vector<uint32_t> stale_;       // invalid copies whose memory is not yet discarded

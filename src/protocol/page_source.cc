@@ -31,4 +31,30 @@ void MessageSource::fetch(uint64_t page, int home, uint32_t epoch, std::byte* ds
   t_->traffic().count_received_page(page_size_);
 }
 
+void RmaSource::fetch(uint64_t page, int home, uint32_t epoch, std::byte* dst) {
+  // First the mark, in the home's memory before anything is read: from now
+  // on the home cannot untrap the page without seeing it. It stays until
+  // the page is allocated again, so once per page is enough.
+  bool& marked = (*pages_)[page].seen_marked;
+  if (!marked && !skip_seen_mark_) {
+    const uint8_t one = 1;
+    windows_->put_share_flushed(&one, 1, home, HomeShare::seen_offset(region_->num_pages(), page));
+    marked = true;
+  }
+  uint32_t word = 0;
+  MPI_Request reqs[2];
+  windows_->get_share(&word, sizeof word, home, HomeShare::word_offset(page), &reqs[0]);
+  windows_->get_page(dst, region_->page_size(), home, page * region_->page_size(), &reqs[1]);
+  t_->wait_request(&reqs[0], "a one-sided read of a page's record (MPI_Rget)", home);
+  t_->wait_request(&reqs[1], "a one-sided read of a page (MPI_Rget)", home);
+  if ((word & kShareUntrapped) != 0 && !skip_share_check_) {
+    // The home writes the page without trapping: this copy would go
+    // unrecorded. Fetch it the recorded way; the home traps it from then on.
+    ++fallbacks_;
+    fallback_->fetch(page, home, epoch, dst);
+    return;
+  }
+  t_->traffic().count_received_page(region_->page_size());
+}
+
 }  // namespace scopedsm

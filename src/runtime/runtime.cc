@@ -148,6 +148,7 @@ void Runtime::start(int* argc, char*** argv) {
   if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
 
   const bool node_shared = share_node_memory();
+  const bool one_sided = open_one_sided(node_shared);
   RuntimeState& st = *state_;
   CoherenceParts parts;
   parts.rank = rank;
@@ -156,6 +157,7 @@ void Runtime::start(int* argc, char*** argv) {
   parts.test_faults = cfg.test_faults;
   parts.node_shared = node_shared;
   parts.node = &st.node;
+  parts.rma = one_sided ? &st.rma : nullptr;
   parts.transport = &st.transport;
   parts.region = &st.region;
   parts.pages = &st.pages;
@@ -169,7 +171,8 @@ void Runtime::start(int* argc, char*** argv) {
   install_fault_handler(&Runtime::on_region_fault);
   state_->stats.set_segv_cost_ns(calibrate_fault_cost());
   state_->stats.set_origin_ns(start_ns_);
-  state_->stats.set_layout(state_->node.node_of(rank), state_->node.nodes(), state_->node.local_size(), node_shared);
+  state_->stats.set_layout(state_->node.node_of(rank), state_->node.nodes(), state_->node.local_size(), node_shared,
+                            one_sided);
   g_fault_target.store(this, std::memory_order_release);
   std::atexit(check_exit_without_finalize);
 
@@ -195,6 +198,35 @@ bool Runtime::share_node_memory() {
     SCOPEDSM_LOG(LogLevel::kWarn, "processes on this node cannot map each other's memory (%s); pages and diffs go "
                  "through messages instead", e.ok() ? "a peer failed" : e.message().c_str());
   return all != 0;
+}
+
+bool Runtime::open_one_sided(bool node_shared) {
+  RuntimeState& s = *state_;
+  const FetchMode mode = s.config.fetch;
+  // Does any process have pages homed on another node? (Node sharing may
+  // have failed on some nodes only, so every process says.)
+  int remote = s.size > 1 && (!node_shared || s.node.nodes() > 1) ? 1 : 0, any = 0;
+  MPI_Allreduce(&remote, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any || mode == FetchMode::kMessage) return false;
+  Status st = s.rma.create(s.transport.comm(), s.region.alias_base(), s.region.bytes(), s.region.share_base(),
+                           s.region.share_bytes());
+  if (!st.ok()) {
+    if (mode == FetchMode::kRma)
+      fatal("jia_init: SCOPEDSM_FETCH=rma, but one-sided access cannot be set up: %s; use SCOPEDSM_FETCH=auto or "
+            "message",
+            st.message().c_str());
+    SCOPEDSM_LOG(LogLevel::kInfo, "one-sided access cannot be set up (%s); pages of other nodes travel by message",
+                 st.message().c_str());
+    return false;
+  }
+  if (mode == FetchMode::kAuto &&
+      !s.rma.probe(&s.region.share().probe_word(), HomeShare::probe_offset(s.region.num_pages()), 0.05)) {
+    SCOPEDSM_LOG(LogLevel::kInfo, "one-sided reads wait for their target's CPU with this MPI library and network; "
+                 "pages of other nodes travel by message (SCOPEDSM_FETCH=rma forces one-sided reads)");
+    s.rma.free();
+    return false;
+  }
+  return true;
 }
 
 bool Runtime::on_region_fault(void* addr, Access access) {
@@ -300,6 +332,7 @@ void Runtime::finalize(const char* call) {
   t.set_idle_work(nullptr);
   for (int p = 0; p < s.size; ++p) t.send_shared(p, kTagRequest, bye);
   service_->join();
+  s.rma.free();
   t.finalize();
   s.node.finalize();
 

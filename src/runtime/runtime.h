@@ -53,6 +53,9 @@ class Runtime {
   static bool on_region_fault(void* addr, Access access);
   // Maps the memory of this node's other processes; true if every one could.
   bool share_node_memory();
+  // Collective: opens the one-sided path to other nodes' homes if
+  // SCOPEDSM_FETCH and the start-up check allow it. Returns whether it did.
+  bool open_one_sided(bool node_shared);
 
   std::unique_ptr<RuntimeState> state_;
   std::unique_ptr<Coherence> coherence_;

@@ -25,6 +25,7 @@
 #include "stats/stats.h"
 #include "protocol/lock_stack.h"
 #include "transport/node.h"
+#include "transport/rma.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -35,6 +36,7 @@ struct RuntimeState {
   int size = 1;
   NodeTopology node;
   Transport transport;
+  RmaWindows rma;  // active only when pages homed on other nodes are read one-sided
   Region region;
   PageTable pages;
   PageCache cache;

@@ -30,6 +30,8 @@ namespace scopedsm {
   X(write_faults)                \
   X(remote_fetches)              \
   X(node_fetches)                \
+  X(rma_fetches)                 \
+  X(rma_fallbacks)               \
   X(twins)                       \
   X(diffs_made)                  \
   X(diff_bytes_made)             \
@@ -88,11 +90,13 @@ class Stats {
   // The node layout, reported with every snapshot (not as a counter: it is
   // not made relative to start()): this process's node number, the number
   // of nodes, the processes on this node, and whether they share homes.
-  void set_layout(int node, int nodes, int node_procs, bool node_shared) {
+  // `rma`: pages homed on other nodes are read one-sided (else by message).
+  void set_layout(int node, int nodes, int node_procs, bool node_shared, bool rma) {
     layout_ = {{"node", static_cast<uint64_t>(node)},
                {"nodes", static_cast<uint64_t>(nodes)},
                {"node_procs", static_cast<uint64_t>(node_procs)},
-               {"node_shared", node_shared ? 1u : 0u}};
+               {"node_shared", node_shared ? 1u : 0u},
+               {"rma", rma ? 1u : 0u}};
   }
 
  private:

@@ -135,15 +135,17 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
   // The node layout every record carries (Stats::set_layout).
   if (!records.empty()) {
     uint64_t most = 0;
-    bool shared = false;
+    bool shared = false, rma = false;
     for (const auto& r : records) {
       most = std::max(most, r.get("node_procs"));
       shared = shared || r.get("node_shared") != 0;
+      rma = rma || r.get("rma") != 0;
     }
     const uint64_t nodes = records.front().get("nodes");
-    std::snprintf(line, sizeof line, "layout: %zu processes on %llu node%s, at most %llu per node; %s\n", records.size(),
+    const char* across = rma ? "pages of other nodes are read one-sided (MPI_Get)" : "pages of other nodes travel by message";
+    std::snprintf(line, sizeof line, "layout: %zu processes on %llu node%s, at most %llu per node; %s%s\n", records.size(),
                   static_cast<unsigned long long>(nodes), nodes == 1 ? "" : "s", static_cast<unsigned long long>(most),
-                  shared ? "node peers copy pages from each other's memory" : "every page travels by message");
+                  shared ? "node peers copy pages from each other's memory; " : "", across);
     os << line;
   }
   return os.str();
