@@ -1,5 +1,7 @@
 #include "common/config.h"
 
+#include "common/limits.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -83,6 +85,10 @@ const std::vector<ConfigVariable>& config_variables() {
        "no home CPU where the MPI library and network progress it without the target. 'message': a request "
        "that the home's service thread answers. 'auto': 'rma' if a start-up check finds one-sided reads "
        "progressing while their target computes, else 'message'."},
+      {"SCOPEDSM_FETCH_PAGES", "16",
+       "Most pages one fault fetches: a fault right after the previous page's copy fetches the run of invalid "
+       "pages after it that share its home, up to this many (1 to 64; 1 fetches single pages). The run grows while "
+       "its pages are used and shrinks when they are not."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
@@ -192,6 +198,12 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
     else if (*v == "message") c.fetch = FetchMode::kMessage;
     else return bad("SCOPEDSM_FETCH", *v, "auto, rma or message");
   }
+  if (auto v = lookup("SCOPEDSM_FETCH_PAGES")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n < 1 || n > kMaxFetchPages)
+      return bad("SCOPEDSM_FETCH_PAGES", *v, "a page count from 1 to 64");
+    c.fetch_pages = static_cast<uint32_t>(n);
+  }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n > 1000000)
@@ -223,7 +235,8 @@ std::string describe_config(const Config& c) {
      << " summary=" << (c.summary ? "on" : "off") << " log=" << static_cast<int>(c.log_level)
      << " timeout_s=" << c.timeout_s << " spin_us=" << c.spin_us << " poll_us=" << c.poll_us
      << " write_detect=" << (c.write_detect_all ? "all" : "adaptive")
-     << " node_sharing=" << (c.node_sharing ? "on" : "off") << " fetch=" << fetch_mode_name(c.fetch);
+     << " node_sharing=" << (c.node_sharing ? "on" : "off") << " fetch=" << fetch_mode_name(c.fetch)
+     << " fetch_pages=" << c.fetch_pages;
   if (c.test_faults != 0) {
     const char* sep = " TEST_FAULT=";
     for (const TestFaultName& f : kTestFaultNames) {

@@ -62,6 +62,7 @@ struct Config {
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
+  uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
 };

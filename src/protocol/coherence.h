@@ -40,6 +40,7 @@ struct CoherenceParts {
   int rank = 0;
   int size = 1;
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
+  uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool node_shared = false;       // the region has mapped the node peers' memory
   const NodeTopology* node = nullptr;
@@ -103,6 +104,11 @@ class Coherence {
   // whose every remote copy that barrier invalidated.
   void untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch);
   void fetch(uint64_t page, bool for_write);
+  // Pages to fetch for a fault on invalid `page` (homed at `home`): 1, or
+  // for a sequential reader the run of invalid pages of that home after it.
+  uint32_t run_length(uint64_t page, int home) const;
+  // The first touch of a run's last page (kPrefetched): the run was used.
+  void touch_prefetched(uint64_t page, bool write);
   void make_writable(uint64_t page);
   void home_write(uint64_t page);
   void claim_home(uint64_t page, Access access);
@@ -124,6 +130,8 @@ class Coherence {
   const int rank_;
   const int size_;
   const bool write_detect_all_;
+  const uint32_t max_run_;
+  uint32_t window_;  // the run a sequential fault fetches; doubles when a run is used, halves when wasted
   const uint32_t test_faults_;
   const NodeTopology* const node_;
   Transport* const transport_;

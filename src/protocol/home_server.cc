@@ -16,17 +16,19 @@ namespace {
 }  // namespace
 
 void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
-  int32_t home = (*pages_)[msg.page].home.load(std::memory_order_acquire);
-  // kHomeUnknown is legal under first touch: the directory named us, the
-  // requester heard first, and our application thread has not yet.
-  if (home != rank_ && home != kHomeUnknown)
-    bad_request("GETP", in.source, "page " + std::to_string(msg.page) + " is homed at rank " + std::to_string(home));
-
-  // Record that a copy goes out in this epoch (adaptive write detection),
-  // before it is read.
-  region_->share().record_copy(msg.page, msg.epoch);
-  transport_->send_page(in.source, region_->alias(msg.page), region_->page_size());
-  stats_->pages_served.fetch_add(1, std::memory_order_relaxed);
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p) {
+    int32_t home = (*pages_)[p].home.load(std::memory_order_acquire);
+    // kHomeUnknown is legal under first touch: the directory named us, the
+    // requester heard first, and our application thread has not yet.
+    if (home != rank_ && home != kHomeUnknown)
+      bad_request("GETP", in.source, "page " + std::to_string(p) + " is homed at rank " + std::to_string(home));
+  }
+  // Record that the copies go out in this epoch (adaptive write
+  // detection), before they are read.
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p) region_->share().record_copy(p, msg.epoch);
+  // The run is contiguous in our memory: one message.
+  transport_->send_page(in.source, region_->alias(msg.page), region_->page_size() * msg.count);
+  stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);
 }
 
 std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {

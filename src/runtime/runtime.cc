@@ -154,6 +154,7 @@ void Runtime::start(int* argc, char*** argv) {
   parts.rank = rank;
   parts.size = size;
   parts.write_detect_all = cfg.write_detect_all;
+  parts.fetch_pages = cfg.fetch_pages;
   parts.test_faults = cfg.test_faults;
   parts.node_shared = node_shared;
   parts.node = &st.node;

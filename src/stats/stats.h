@@ -32,6 +32,9 @@ namespace scopedsm {
   X(node_fetches)                \
   X(rma_fetches)                 \
   X(rma_fallbacks)               \
+  X(prefetched)                  \
+  X(prefetch_used)               \
+  X(prefetch_wasted)             \
   X(twins)                       \
   X(diffs_made)                  \
   X(diff_bytes_made)             \

@@ -58,7 +58,9 @@ TEST(OneSided, HomeNeverUntrapsAPageReadOneSided) {
       scopedsm_barrier();
     }
     if (rank() == reader) {
-      EXPECT_EQ(*v, 1u) << "round " << k;
+      // Races with the home's write below: either value.
+      const uint64_t now = *v;
+      EXPECT_TRUE(now == 1 || now == 2) << "round " << k << ": " << now;
     }
     if (rank() == home) *v = 2;  // must be trapped, so noticed at the barrier
     scopedsm_barrier();
