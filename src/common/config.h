@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -46,6 +47,7 @@ struct Config {
   uint64_t cache_pages = 65536;        // capacity of the remote-page cache
   HomePolicy home_policy = HomePolicy::kCyclic;
   std::string stats_file;              // JSON statistics path; empty = none
+  std::string trace_file;              // trace-event JSON path (SCOPEDSM_TRACE); empty = no trace
   bool summary = true;                 // rank 0 prints a table at exit
   LogLevel log_level = LogLevel::kWarn;
   double timeout_s = 120;              // longest single wait; 0 = unbounded
@@ -74,7 +76,13 @@ EnvLookup process_environment();
 // Parses "4096", "64K", "16M", "2G", "1T" (binary multiples). Exposed for tests.
 Status parse_size(const std::string& text, uint64_t* out);
 
-// Human-readable rendering of the effective configuration (for `info`).
+// The effective configuration as (setting, value) pairs, each value written
+// as a user would write the variable: ("log", "warn"), ("region_size",
+// "16G"). A setting's name is its variable's without SCOPEDSM_, in lower
+// case. Unset paths and test-only settings at their defaults are left out.
+std::vector<std::pair<std::string, std::string>> config_settings(const Config& config);
+
+// The same, as one line of setting=value pairs (for `info` and the log).
 std::string describe_config(const Config& config);
 
 }  // namespace scopedsm

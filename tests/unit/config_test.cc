@@ -105,7 +105,7 @@ TEST(Config, TestFaultsBecomeBitsOnce) {
   }
   ASSERT_TRUE(parse_config(env({{"SCOPEDSM_TEST_FAULT", "skip-notices,skip-invalidate"}}), &c).ok());
   EXPECT_EQ(c.test_faults, bits({TestFault::kSkipNotices, TestFault::kSkipInvalidate}));
-  EXPECT_NE(describe_config(c).find("TEST_FAULT=skip-invalidate,skip-notices"), std::string::npos) << describe_config(c);
+  EXPECT_NE(describe_config(c).find("test_fault=skip-invalidate,skip-notices"), std::string::npos) << describe_config(c);
 }
 
 TEST(Config, ParsesSizes) {
