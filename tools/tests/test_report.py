@@ -110,10 +110,28 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(summary[0]["name"], "rank 0 (alpha)")
 
     def test_speedup_series_are_told_apart(self):
-        styles = plots.series_styles(70)
-        self.assertEqual(len(set(styles)), 70)
-        # Twelve series, more than a colour cycle of ten: still all distinct.
-        self.assertEqual(len(set(plots.series_styles(12))), 12)
+        self.assertEqual(len(set(plots.series_styles(70))), 70)
+        plt = plots._pyplot()
+        if plt is None:
+            self.skipTest("no matplotlib")
+        figures = []
+
+        class KeepFigure:  # pyplot, but keeps the figure the plot closes
+            def __getattr__(self, name):
+                return getattr(plt, name)
+
+            def close(self, fig):
+                figures.append(fig)
+                plt.close(fig)
+
+        # Twelve series, more than matplotlib's cycle of ten colours.
+        apps = ["cg", "em3d", "ep", "is", "lu", "mm"]
+        rows = [(a, v, "default", [1.0, 1.8], [1.0, 0.6], "x") for a in apps for v in ("dsm", "mpi")]
+        with tempfile.TemporaryDirectory() as d:
+            self.assertTrue(plots.speedup(KeepFigure(), ([1, 2], rows), os.path.join(d, "speedup.png")))
+        lines = [ln for ln in figures[0].axes[0].get_lines() if ln.get_label() != "ideal"]
+        self.assertEqual(len(lines), 12)
+        self.assertEqual(len({(ln.get_color(), ln.get_marker()) for ln in lines}), 12)
 
     def test_unusable_input(self):
         self.assertEqual(self.run_report("not json at all")[0], 2)
