@@ -12,9 +12,17 @@ Json summary_json(const Summary& s) {
 std::string json_text(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 Json runtime_record() {
-  std::string text(scopedsm_stats_json(nullptr, 0) + 1, '\0');
-  text.resize(scopedsm_stats_json(text.data(), text.size()));
-  return Json::parse(text);
+  // The record changes between calls (times, counters the service thread
+  // bumps), so it may need more room the second time: ask until it fits.
+  std::string text(scopedsm_stats_json(nullptr, 0) + 256, '\0');
+  for (;;) {
+    const size_t need = scopedsm_stats_json(text.data(), text.size());
+    if (need < text.size()) {
+      text.resize(need);
+      return Json::parse(text);
+    }
+    text.resize(need + 256);
+  }
 }
 
 uint64_t runtime_counter(const char* program, const char* name) {
