@@ -154,7 +154,7 @@ def ranks(plt, per, path):
     rows = per["ranks"]
     if not rows:
         return False
-    fig, (app, beside) = plt.subplots(1, 2, figsize=(10, max(3, 0.45 * len(rows) + 2)), sharey=True,
+    fig, (app, beside) = plt.subplots(1, 2, figsize=(10, max(3.2, 0.45 * len(rows) + 2.2)), sharey=True,
                                       gridspec_kw={"width_ratios": [3, 1]})
     y = list(range(len(rows)))
     left = [0.0] * len(rows)
@@ -169,14 +169,14 @@ def ranks(plt, per, path):
     app.invert_yaxis()
     app.set_xlabel("seconds")
     app.set_title("application thread")
-    app.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4)
+    app.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=4)
     height = 0.4
     for k, cat in enumerate(("server", "diff")):
         beside.barh([v + (k - 0.5) * height for v in y], [r["time_s"][cat] for r in rows], height=height,
                     color=colours[cat], label=cat)
     beside.set_xlabel("seconds")
     beside.set_title("beside it")
-    beside.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    beside.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
     fig.suptitle(f"Where each process spent its time: {per['app']}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
