@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing ScopeDSM needs, on Debian or Ubuntu, if
-# it is missing: a C/C++ compiler, CMake, Ninja, Open MPI, GoogleTest,
+# it is missing: a C/C++ compiler, CMake, Ninja, Open MPI, GoogleTest, nlohmann-json,
 # Python 3 with matplotlib (reports), and clang (fuzzing). Safe to re-run.
 set -euo pipefail
 
@@ -10,6 +10,7 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v mpicc >/dev/null 2>&1 || need+=(openmpi-bin libopenmpi-dev)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev googletest)
+[ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # (checked with dpkg: a python3 earlier on PATH may not see Debian's modules)
 python3 -c 'import matplotlib' >/dev/null 2>&1 || dpkg -s python3-matplotlib >/dev/null 2>&1 || need+=(python3-matplotlib)

@@ -1,4 +1,5 @@
-// Monotonic time in nanoseconds, for statistics and timeouts.
+// Monotonic time in nanoseconds, for statistics, the trace and timeouts.
+// (stats/trace.h's TraceSpan times a call for both.)
 #pragma once
 
 #include <cstdint>
@@ -17,18 +18,5 @@ inline void sleep_ns(uint64_t ns) {
   while (nanosleep(&ts, &ts) != 0) {
   }
 }
-
-// Adds the time between construction and destruction to *sink.
-class ScopedTimer {
- public:
-  explicit ScopedTimer(uint64_t* sink) : sink_(sink), start_(now_ns()) {}
-  ~ScopedTimer() { *sink_ += now_ns() - start_; }
-  ScopedTimer(const ScopedTimer&) = delete;
-  ScopedTimer& operator=(const ScopedTimer&) = delete;
-
- private:
-  uint64_t* sink_;
-  uint64_t start_;
-};
 
 }  // namespace scopedsm

@@ -68,6 +68,9 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_HOME_POLICY", "cyclic",
        "Home placement of jia_alloc/jia_alloc1/scopedsm_alloc: 'cyclic' (JIAJIA 2.1 placement) or 'first-touch'."},
       {"SCOPEDSM_STATS_FILE", "(none)", "Path where rank 0 writes the statistics of every process as JSON at exit."},
+      {"SCOPEDSM_TRACE", "(none)",
+       "Path where rank 0 writes every process's events (faults, fetches, diffs, lock waits, barriers, serving) "
+       "as Chrome/Perfetto trace-event JSON at exit."},
       {"SCOPEDSM_SUMMARY", "on", "Whether rank 0 prints the statistics table at exit (on or off)."},
       {"SCOPEDSM_LOG", "warn", "Log level: error, warn, info or debug."},
       {"SCOPEDSM_TIMEOUT", "120",
@@ -152,6 +155,10 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
     if (v->empty()) return bad("SCOPEDSM_STATS_FILE", *v, "a file path");
     c.stats_file = *v;
   }
+  if (auto v = lookup("SCOPEDSM_TRACE")) {
+    if (v->empty()) return bad("SCOPEDSM_TRACE", *v, "a file path");
+    c.trace_file = *v;
+  }
   if (auto v = lookup("SCOPEDSM_SUMMARY")) {
     Status s = parse_bool("SCOPEDSM_SUMMARY", *v, &c.summary);
     if (!s.ok()) return s;
@@ -227,26 +234,66 @@ const char* fetch_mode_name(FetchMode mode) {
   return "?";
 }
 
-std::string describe_config(const Config& c) {
-  std::ostringstream os;
-  os << "region_size=" << c.region_size << " cache_pages=" << c.cache_pages
-     << " home_policy=" << (c.home_policy == HomePolicy::kCyclic ? "cyclic" : "first-touch")
-     << " stats_file=" << (c.stats_file.empty() ? "(none)" : c.stats_file)
-     << " summary=" << (c.summary ? "on" : "off") << " log=" << static_cast<int>(c.log_level)
-     << " timeout_s=" << c.timeout_s << " spin_us=" << c.spin_us << " poll_us=" << c.poll_us
-     << " write_detect=" << (c.write_detect_all ? "all" : "adaptive")
-     << " node_sharing=" << (c.node_sharing ? "on" : "off") << " fetch=" << fetch_mode_name(c.fetch)
-     << " fetch_pages=" << c.fetch_pages;
+namespace {
+
+// A byte count as the largest exact K, M, G or T multiple: 16G, 1536M, 4097.
+std::string size_text(uint64_t bytes) {
+  static const char kSuffix[] = "KMGT";
+  std::string suffix;
+  for (int i = 3; i >= 0; --i) {
+    const uint64_t unit = 1ull << (10 * (i + 1));
+    if (bytes != 0 && bytes % unit == 0) return std::to_string(bytes / unit) + kSuffix[i];
+  }
+  return std::to_string(bytes);
+}
+
+const char* log_level_text(LogLevel level) {
+  switch (level) {
+    case LogLevel::kError: return "error";
+    case LogLevel::kWarn: return "warn";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kDebug: return "debug";
+  }
+  return "warn";
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> config_settings(const Config& c) {
+  std::ostringstream timeout;
+  timeout << c.timeout_s;
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"region_size", size_text(c.region_size)},
+      {"cache_pages", std::to_string(c.cache_pages)},
+      {"home_policy", c.home_policy == HomePolicy::kCyclic ? "cyclic" : "first-touch"},
+  };
+  if (!c.stats_file.empty()) out.push_back({"stats_file", c.stats_file});
+  if (!c.trace_file.empty()) out.push_back({"trace", c.trace_file});
+  out.push_back({"summary", c.summary ? "on" : "off"});
+  out.push_back({"log", log_level_text(c.log_level)});
+  out.push_back({"timeout", timeout.str()});
+  out.push_back({"spin_us", std::to_string(c.spin_us)});
+  out.push_back({"poll_us", std::to_string(c.poll_us)});
+  out.push_back({"write_detect", c.write_detect_all ? "all" : "adaptive"});
+  out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});
+  out.push_back({"fetch", fetch_mode_name(c.fetch)});
+  out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});
   if (c.test_faults != 0) {
-    const char* sep = " TEST_FAULT=";
+    std::string names;
     for (const TestFaultName& f : kTestFaultNames) {
       if ((c.test_faults & static_cast<uint32_t>(f.fault)) == 0) continue;
-      os << sep << f.name;
-      sep = ",";
+      names += (names.empty() ? "" : ",") + std::string(f.name);
     }
+    out.push_back({"test_fault", names});
   }
-  if (c.test_delay_us != 0) os << " TEST_DELAY_US=" << c.test_delay_us;
-  return os.str();
+  if (c.test_delay_us != 0) out.push_back({"test_delay_us", std::to_string(c.test_delay_us)});
+  return out;
+}
+
+std::string describe_config(const Config& c) {
+  std::string out;
+  for (const auto& [name, value] : config_settings(c)) out += (out.empty() ? "" : " ") + name + "=" + value;
+  return out;
 }
 
 }  // namespace scopedsm

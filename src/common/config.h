@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -54,6 +55,7 @@ struct Config {
   uint64_t cache_pages = 65536;        // capacity of the remote-page cache
   HomePolicy home_policy = HomePolicy::kCyclic;
   std::string stats_file;              // JSON statistics path; empty = none
+  std::string trace_file;              // trace-event JSON path (SCOPEDSM_TRACE); empty = no trace
   bool summary = true;                 // rank 0 prints a table at exit
   LogLevel log_level = LogLevel::kWarn;
   double timeout_s = 120;              // longest single wait; 0 = unbounded
@@ -87,7 +89,13 @@ Status parse_size(const std::string& text, uint64_t* out);
 // "auto", "rma" or "message".
 const char* fetch_mode_name(FetchMode mode);
 
-// Human-readable rendering of the effective configuration (for `info`).
+// The effective configuration as (setting, value) pairs, each value written
+// as a user would write the variable: ("log", "warn"), ("region_size",
+// "16G"). A setting's name is its variable's without SCOPEDSM_, in lower
+// case. Unset paths and test-only settings at their defaults are left out.
+std::vector<std::pair<std::string, std::string>> config_settings(const Config& config);
+
+// The same, as one line of setting=value pairs (for `info` and the log).
 std::string describe_config(const Config& config);
 
 }  // namespace scopedsm

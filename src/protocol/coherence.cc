@@ -183,35 +183,39 @@ void Coherence::touch_prefetched(uint64_t page, bool write) {
 void Coherence::fetch(uint64_t page, bool for_write) {
   PageMeta& m = (*pages_)[page];
   const int home = m.home.load(std::memory_order_relaxed);
-  const uint64_t t0 = now_ns();
-  const uint32_t count = run_length(page, home);
-  const uint32_t slot = obtain_slot(page);
-  bool pending = m.pending_diff;
-  for (uint32_t i = 1; i < count; ++i) {
-    obtain_slot(page + i);
-    pending = pending || (*pages_)[page + i].pending_diff;
-  }
-  // Our own diff of these pages may still wait in the pending pool; the
-  // home must apply it before it answers, or we would lose our writes.
-  // Sending it first is enough for a message: the home serves our messages
-  // in order. A one-sided read is not ordered after our messages, so it
-  // also waits until the home has acknowledged every diff we sent it (one
-  // sent at an eviction may still be on its way). (Diffs to a home on this
-  // node are never pending: they are merged at once.)
-  if (pending) send_pending(home);
   PageSource* source = source_for(home);
-  if (source == rma_source_.get()) transport_->acks().wait_for(home);
-  const uint64_t fallbacks = rma_source_ ? rma_source_->fallbacks() : 0;
-  source->fetch(page, count, home, epoch_, region_->alias(page));
-  ++stats_->remote_fetches;
-  stats_->prefetched += count - 1;
-  if (source == &node_source_) stats_->node_fetches += count;
-  if (source == rma_source_.get()) {
-    const uint64_t f = rma_source_->fallbacks() - fallbacks;
-    stats_->rma_fetches += count - f;
-    stats_->rma_fallbacks += f;
+  const uint32_t count = run_length(page, home);
+  uint32_t slot;
+  {
+    TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns,
+                   source == &node_source_ ? TraceKind::kNodeCopy : TraceKind::kFetch, static_cast<uint32_t>(page),
+                   static_cast<uint32_t>(home));
+    slot = obtain_slot(page);
+    bool pending = m.pending_diff;
+    for (uint32_t i = 1; i < count; ++i) {
+      obtain_slot(page + i);
+      pending = pending || (*pages_)[page + i].pending_diff;
+    }
+    // Our own diff of these pages may still wait in the pending pool; the
+    // home must apply it before it answers, or we would lose our writes.
+    // Sending it first is enough for a message: the home serves our
+    // messages in order. A one-sided read is not ordered after our
+    // messages, so it also waits until the home has acknowledged every diff
+    // we sent it (one sent at an eviction may still be on its way). (Diffs
+    // to a home on this node are never pending: they are merged at once.)
+    if (pending) send_pending(home);
+    if (source == rma_source_.get()) transport_->acks().wait_for(home);
+    const uint64_t fallbacks = rma_source_ ? rma_source_->fallbacks() : 0;
+    source->fetch(page, count, home, epoch_, region_->alias(page));
+    ++stats_->remote_fetches;
+    stats_->prefetched += count - 1;
+    if (source == &node_source_) stats_->node_fetches += count;
+    if (source == rma_source_.get()) {
+      const uint64_t f = rma_source_->fallbacks() - fallbacks;
+      stats_->rma_fetches += count - f;
+      stats_->rma_fallbacks += f;
+    }
   }
-  stats_->t_fetch_wait_ns += now_ns() - t0;
 
   if (count > 1) {
     // The run's pages are readable at once, but for the last: it stays a
@@ -355,28 +359,30 @@ void Coherence::make_diff(uint64_t page) {
   PageMeta& m = (*pages_)[page];
   if (test_fault(TestFault::kSkipDiff)) return;  // negative control: writes are lost
   const int home = m.home.load(std::memory_order_relaxed);
-  const uint64_t t0 = now_ns();
   size_t changed = 0;
-  if (source_for(home) == &node_source_) {
-    // The home is on this node: the changed bytes go straight into its
-    // memory, now. Nothing is pending and nothing needs acknowledging.
-    std::byte* at_home = region_->peer_page(node_->local_index(home), page);
-    if (test_fault(TestFault::kWholeWordMerge))
-      changed = merge_whole_words(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
-    else
-      changed = merge_diff(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
-    if (changed != 0) ++stats_->node_diffs;
-  } else {
-    auto& w = pending_[static_cast<size_t>(home)];
-    if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
-    changed = encode_diff(static_cast<uint32_t>(page), region_->alias(page), cache_->twin(m.slot),
-                          region_->page_size(), w.get());
-    if (changed != 0 && !m.pending_diff) {
-      m.pending_diff = true;
-      pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));
+  {
+    TraceSpan span(stats_->trace, &stats_->t_diff_make_ns, TraceKind::kDiffMake, static_cast<uint32_t>(page));
+    if (source_for(home) == &node_source_) {
+      // The home is on this node: the changed bytes go straight into its
+      // memory, now. Nothing is pending and nothing needs acknowledging.
+      std::byte* at_home = region_->peer_page(node_->local_index(home), page);
+      if (test_fault(TestFault::kWholeWordMerge))
+        changed = merge_whole_words(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
+      else
+        changed = merge_diff(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
+      if (changed != 0) ++stats_->node_diffs;
+    } else {
+      auto& w = pending_[static_cast<size_t>(home)];
+      if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
+      changed = encode_diff(static_cast<uint32_t>(page), region_->alias(page), cache_->twin(m.slot),
+                            region_->page_size(), w.get());
+      if (changed != 0 && !m.pending_diff) {
+        m.pending_diff = true;
+        pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));
+      }
     }
+    span.set_arg2(static_cast<uint32_t>(changed));
   }
-  stats_->t_diff_make_ns += now_ns() - t0;
   if (changed == 0) return;
   ++stats_->diffs_made;
   stats_->diff_bytes_made += changed;

@@ -41,6 +41,7 @@ std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {
 
 void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
   const uint64_t t0 = now_ns();
+  uint64_t bytes = 0;
   Reader r(msg.records.data(), msg.records.size());
   while (r.remaining() > 0) {
     uint32_t page = 0;
@@ -49,8 +50,13 @@ void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
     if (!st.ok()) bad_request("DIFF", in.source, st.message());
     stats_->diffs_applied.fetch_add(1, std::memory_order_relaxed);
     stats_->diff_bytes_applied.fetch_add(changed, std::memory_order_relaxed);
+    bytes += changed;
   }
-  stats_->t_diff_apply_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
+  const uint64_t t1 = now_ns();
+  stats_->t_diff_apply_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
+  if (stats_->trace != nullptr)
+    stats_->trace->add(TraceKind::kDiffApply, stats_->serving_thread, t0, t1, static_cast<uint32_t>(in.source),
+                       static_cast<uint32_t>(bytes));
   transport_->send(in.source, kTagReply, encode(DiffAckMsg{}, transport_->next_seq()));
 }
 

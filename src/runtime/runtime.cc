@@ -8,7 +8,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 #include "common/clock.h"
 #include "jia.h"
@@ -119,6 +118,7 @@ void Runtime::start(int* argc, char*** argv) {
                       : "Use an MPI library built with thread support.");
   state_->rank = rank;
   state_->size = size;
+  reports_.start(cfg, rank, size, &state_->stats);
   jia_pid = rank;  // the JIAJIA names, whichever init was called
   hostc = size;
 
@@ -182,6 +182,7 @@ void Runtime::start(int* argc, char*** argv) {
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);
+  reports_.set_origin(now_ns());
   SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes on %s%s, region %p + %" PRIu64 " bytes; %s", size,
                state_->node.describe().c_str(), node_shared ? ", homes shared within each node" : "",
                static_cast<void*>(state_->region.base()), state_->region.bytes(), describe_config(cfg).c_str());
@@ -244,9 +245,10 @@ bool Runtime::on_region_fault(void* addr, Access access) {
     fatal("shared memory at %p was touched by thread %ld, which is not the thread that called jia_init (%ld); "
           "ScopeDSM supports one application thread per process",
           addr, current_tid(), rt->app_tid_);
-  const uint64_t t0 = now_ns();
-  rt->coherence_->handle_fault(s.region.page_of(addr), access);
-  s.stats.app.t_data_ns += now_ns() - t0;
+  const uint64_t page = s.region.page_of(addr);
+  TraceSpan span(s.stats.app.trace, &s.stats.app.t_data_ns,
+                 access == Access::kWrite ? TraceKind::kWriteFault : TraceKind::kReadFault, static_cast<uint32_t>(page));
+  rt->coherence_->handle_fault(page, access);
   return true;
 }
 
@@ -314,16 +316,7 @@ void Runtime::finalize(const char* call) {
     for (size_t i = 0; i < records.size(); ++i)
       if (!StatsRecord::deserialize(records[i].data(), records[i].size(), &all[i]))
         fatal("%s: malformed statistics record from rank %zu", call, i);
-    if (s.config.summary) {
-      std::string table = format_summary(all);
-      std::fputs(table.c_str(), stderr);
-      std::fflush(stderr);
-    }
-    if (!s.config.stats_file.empty()) {
-      std::ofstream f(s.config.stats_file);
-      f << format_json(all, describe_config(s.config));
-      if (!f) SCOPEDSM_LOG(LogLevel::kError, "could not write statistics to %s", s.config.stats_file.c_str());
-    }
+    reports_.write_statistics(all);
   }
 
   // Every process tells every process it is done; each service thread stops
@@ -336,6 +329,7 @@ void Runtime::finalize(const char* call) {
   s.rma.free();
   t.finalize();
   s.node.finalize();
+  reports_.write_trace(s.stats);
 
   g_fault_target.store(nullptr, std::memory_order_release);
   g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.base()));

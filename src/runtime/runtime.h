@@ -11,6 +11,7 @@
 
 #include "protocol/coherence.h"
 #include "runtime/alloc_plan.h"
+#include "runtime/exit_reports.h"
 #include "runtime/service.h"
 #include "runtime/state.h"
 #include "sync/sync_client.h"
@@ -61,6 +62,7 @@ class Runtime {
   std::unique_ptr<Coherence> coherence_;
   std::unique_ptr<SyncClient> sync_;
   std::unique_ptr<Service> service_;
+  ExitReports reports_;
   MPI_Comm user_comm_ = MPI_COMM_NULL;
   MPI_Comm coll_comm_ = MPI_COMM_NULL;
   bool we_initialized_mpi_ = false;

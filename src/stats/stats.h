@@ -12,14 +12,18 @@
 //   diff    making diffs (application thread) and applying them (service)
 // The application thread writes AppCounters; the service thread writes
 // ServiceCounters (atomics, because a snapshot may be taken at any time).
+// With SCOPEDSM_TRACE set, each also points at a TraceLog (stats/trace.h)
+// that the same code fills with the events it times; null otherwise.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "stats/stats_record.h"
+#include "stats/trace.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -68,12 +72,17 @@ struct AppCounters {
 #define X(name) uint64_t name = 0;
   SCOPEDSM_APP_COUNTERS(X)
 #undef X
+  TraceLog* trace = nullptr;  // the application thread's events; null: not tracing
 };
 
 struct ServiceCounters {
 #define X(name) std::atomic<uint64_t> name{0};
   SCOPEDSM_SERVICE_COUNTERS(X)
 #undef X
+  // Requests served, by either thread; both fields belong to whichever
+  // thread holds the service's serve mutex. Null: not tracing.
+  TraceLog* trace = nullptr;
+  TraceThread serving_thread = TraceThread::kService;
 };
 
 class Stats {
@@ -87,6 +96,13 @@ class Stats {
   // Ends the measured region; snapshots after it report the region only.
   void stop(TrafficCounters& sent, TrafficCounters& received);
   StatsRecord snapshot(int rank, TrafficCounters& sent, TrafficCounters& received) const;
+  // Starts recording events (SCOPEDSM_TRACE): reserves the two logs.
+  void enable_trace();
+  bool tracing() const { return app_trace_ != nullptr; }
+  // Every event recorded (once both threads are done), and how many were
+  // dropped because a log was full.
+  std::vector<TraceEvent> trace_events() const;
+  uint64_t trace_dropped() const;
   void set_segv_cost_ns(double ns) { segv_cost_ns_ = ns; }
   // Where elapsed time counts from when start() was never called.
   void set_origin_ns(uint64_t ns) { origin_ns_ = ns; }
@@ -113,6 +129,8 @@ class Stats {
   double segv_cost_ns_ = 0;
   uint64_t origin_ns_ = 0;
   std::vector<std::pair<std::string, uint64_t>> layout_;
+  std::unique_ptr<TraceLog> app_trace_;
+  std::unique_ptr<TraceLog> serve_trace_;
 };
 
 }  // namespace scopedsm

@@ -53,7 +53,7 @@ void SyncClient::lock(const char* call, int lock) {
   if (stack_->holds(lock))
     fatal("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call, lock, lock,
           stack_->describe().c_str());
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kLock, static_cast<uint32_t>(lock));
   ++stats_->locks;
   c_->close_interval();
   const int home = LockManager::home_of(lock, p_.size);
@@ -75,7 +75,7 @@ void SyncClient::unlock(const char* call, int lock) {
   if (stack_->top_lock() != lock)
     fatal("%s(%d): lock %d is not the innermost lock held (%s); release locks in the reverse order of acquiring them",
           call, lock, lock, stack_->describe().c_str());
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kUnlock, static_cast<uint32_t>(lock));
   ++stats_->unlocks;
   c_->close_interval();
   // The diffs must be at their homes before the next acquirer can fault on
@@ -92,7 +92,7 @@ void SyncClient::barrier(const char* call) {
     fatal("%s: called inside a critical section (%s); a barrier cannot be used between jia_lock and jia_unlock (use "
           "jia_wait there, which has no coherence actions)",
           call, stack_->describe().c_str());
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kBarrier, c_->epoch());
   ++stats_->barriers;
   c_->close_interval();
   c_->flush_diffs(0);
@@ -104,7 +104,7 @@ void SyncClient::barrier(const char* call) {
 }
 
 void SyncClient::wait(const char*) {
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kWait);
   ++stats_->waits;
   Transport& t = *p_.transport;
   // No coherence, but our earlier requests (condition-variable sets and
@@ -126,14 +126,14 @@ void SyncClient::release_to_cv(int cv) {
 
 void SyncClient::cv_set(const char* call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvSet, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
   release_to_cv(cv);
 }
 
 void SyncClient::cv_reset(const char* call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvReset, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
   Transport& t = *p_.transport;
   const int home = CondvarManager::home_of(cv, p_.size);
@@ -143,7 +143,7 @@ void SyncClient::cv_reset(const char* call, int cv) {
 
 void SyncClient::cv_wait(const char* call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvWait, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
   c_->close_interval();
   const int home = CondvarManager::home_of(cv, p_.size);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -105,7 +106,7 @@ TEST(Config, TestFaultsBecomeBitsOnce) {
   }
   ASSERT_TRUE(parse_config(env({{"SCOPEDSM_TEST_FAULT", "skip-notices,skip-invalidate"}}), &c).ok());
   EXPECT_EQ(c.test_faults, bits({TestFault::kSkipNotices, TestFault::kSkipInvalidate}));
-  EXPECT_NE(describe_config(c).find("TEST_FAULT=skip-invalidate,skip-notices"), std::string::npos) << describe_config(c);
+  EXPECT_NE(describe_config(c).find("test_fault=skip-invalidate,skip-notices"), std::string::npos) << describe_config(c);
 }
 
 TEST(Config, ParsesSizes) {
@@ -151,6 +152,66 @@ TEST(Config, EveryVariableIsInDocsConfig) {
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   for (const auto& v : config_variables())
     EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
+}
+
+}  // namespace
+}  // namespace scopedsm
+
+namespace scopedsm {
+namespace {
+
+std::map<std::string, std::string> as_settings(const Config& c) {
+  std::map<std::string, std::string> m;
+  for (const auto& [name, value] : config_settings(c)) m[name] = value;
+  return m;
+}
+
+TEST(Config, SettingsAreWrittenAsTheVariablesAre) {
+  Config c;
+  ASSERT_TRUE(parse_config(env({}), &c).ok());
+  auto m = as_settings(c);
+  EXPECT_EQ(m["log"], "warn");
+  EXPECT_EQ(m["region_size"], "16G");
+  EXPECT_EQ(m["timeout"], "120");
+  EXPECT_EQ(m["summary"], "on");
+  EXPECT_EQ(m.count("stats_file"), 0u);  // unset paths and test settings are left out
+  EXPECT_EQ(m.count("test_fault"), 0u);
+  EXPECT_EQ(describe_config(c).substr(0, 34), "region_size=16G cache_pages=65536 ");
+}
+
+TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
+  // Each setting, given back as SCOPEDSM_<NAME>=value, selects what it describes.
+  Config c;
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_REGION_SIZE", "1536M"},
+                                {"SCOPEDSM_LOG", "debug"},
+                                {"SCOPEDSM_TIMEOUT", "2.5"},
+                                {"SCOPEDSM_STATS_FILE", "/tmp/s.json"},
+                                {"SCOPEDSM_TRACE", "/tmp/t.json"},
+                                {"SCOPEDSM_HOME_POLICY", "first-touch"},
+                                {"SCOPEDSM_WRITE_DETECT", "all"},
+                                {"SCOPEDSM_NODE_SHARING", "off"},
+                                {"SCOPEDSM_FETCH", "message"},
+                                {"SCOPEDSM_FETCH_PAGES", "8"},
+                                {"SCOPEDSM_SUMMARY", "off"},
+                                {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
+                                {"SCOPEDSM_TEST_DELAY_US", "7"}}),
+                           &c)
+                  .ok());
+  std::map<std::string, std::string> vars;
+  for (const auto& [name, value] : config_settings(c)) {
+    std::string var = "SCOPEDSM_";
+    for (char ch : name) var += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    vars[var] = value;
+  }
+  EXPECT_EQ(vars["SCOPEDSM_REGION_SIZE"], "1536M");
+  EXPECT_EQ(vars["SCOPEDSM_LOG"], "debug");
+  EXPECT_EQ(vars["SCOPEDSM_TRACE"], "/tmp/t.json");
+  Config back;
+  ASSERT_TRUE(parse_config(env(vars), &back).ok());
+  EXPECT_EQ(config_settings(back), config_settings(c));
+  EXPECT_EQ(vars["SCOPEDSM_FETCH"], "message");
+  EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
+  EXPECT_EQ(vars.size(), 16u);  // all of them were set
 }
 
 }  // namespace

@@ -17,6 +17,8 @@ options:
   -n, --np N          number of processes (at least 1)
   --stats FILE        write every process's statistics as JSON to FILE
                       (sets SCOPEDSM_STATS_FILE)
+  --trace FILE        write every process's events to FILE, a trace that
+                      Perfetto and chrome://tracing open (sets SCOPEDSM_TRACE)
   --quiet             no statistics table at exit (SCOPEDSM_SUMMARY=off)
   --timeout SECONDS   longest single wait before the job reports a hang
                       (SCOPEDSM_TIMEOUT)
@@ -68,7 +70,7 @@ def parse_args(argv):
                 raise UsageError(f"the process count must be a whole number, not '{text}'") from None
             i += step
             continue
-        takes_value = {"--stats", "--timeout", "-x", "--env", "--launcher-arg"}
+        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg"}
         if name in takes_value:
             if eq and name != "-x":
                 v, step = inline, 1
@@ -76,6 +78,8 @@ def parse_args(argv):
                 v, step = value(i, name), 2
             if name == "--stats":
                 opts["env"]["SCOPEDSM_STATS_FILE"] = os.path.abspath(v)
+            elif name == "--trace":
+                opts["env"]["SCOPEDSM_TRACE"] = os.path.abspath(v)
             elif name == "--timeout":
                 opts["env"]["SCOPEDSM_TIMEOUT"] = v
             elif name in ("-x", "--env"):

@@ -1,4 +1,5 @@
 """Unit tests of launch.py and run_cmd.parse_args: the launcher command lines."""
+import os
 import unittest
 
 from scopedsm_tools import launch, run_cmd
@@ -59,6 +60,10 @@ class RunArgsTest(unittest.TestCase):
     def test_stats_path_is_absolute(self):
         o = run_cmd.parse_args(["-n", "1", "--stats", "s.json", "p"])
         self.assertTrue(o["env"]["SCOPEDSM_STATS_FILE"].endswith("/s.json"))
+
+    def test_trace_path_is_absolute(self):
+        o = run_cmd.parse_args(["-n", "1", "--trace=t.json", "p"])
+        self.assertEqual(o["env"]["SCOPEDSM_TRACE"], os.path.abspath("t.json"))
 
     def test_errors(self):
         with self.assertRaisesRegex(run_cmd.UsageError, "whole number"):
