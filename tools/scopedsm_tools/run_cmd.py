@@ -18,6 +18,8 @@ options:
   --stats FILE        write every process's statistics as JSON to FILE
                       (sets SCOPEDSM_STATS_FILE)
   --quiet             no statistics table at exit (SCOPEDSM_SUMMARY=off)
+  --strict            a SCOPEDSM_* variable ScopeDSM does not know (a
+                      misspelling) is an error, not a warning (SCOPEDSM_STRICT=on)
   --timeout SECONDS   longest single wait before the job reports a hang
                       (SCOPEDSM_TIMEOUT)
   -x, --env VAR=VALUE set an environment variable for the processes
@@ -89,6 +91,8 @@ def parse_args(argv):
             continue
         if a == "--quiet":
             opts["env"]["SCOPEDSM_SUMMARY"] = "off"
+        elif a == "--strict":
+            opts["env"]["SCOPEDSM_STRICT"] = "on"
         elif a == "--dry-run":
             opts["dry_run"] = True
         else:
