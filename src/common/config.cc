@@ -105,7 +105,9 @@ const std::vector<ConfigVariable>& config_variables() {
        "four pages, a string copy whose source and destination both straddle a page boundary, and all must be "
        "resident at once)."},
       {"SCOPEDSM_HOME_POLICY", "cyclic",
-       "Home placement of jia_alloc/jia_alloc1/scopedsm_alloc: 'cyclic' (JIAJIA 2.1 placement) or 'first-touch'."},
+       "Home placement of scopedsm_alloc, jia_alloc and jia_alloc1: 'cyclic' (scopedsm_alloc deals pages one by "
+       "one from rank 0; jia_alloc and jia_alloc1 put a whole allocation on one rank, as JIAJIA 2.1 did) or "
+       "'first-touch' (each page homed where first touched). docs/ALLOCATION.md has every call's placement."},
       {"SCOPEDSM_STATS_FILE", "(none)", "Path where rank 0 writes the statistics of every process as JSON at exit."},
       {"SCOPEDSM_SUMMARY", "on", "Whether rank 0 prints the statistics table at exit (on or off)."},
       {"SCOPEDSM_LOG", "warn", "Log level: error, warn, info or debug."},
@@ -168,7 +170,7 @@ std::string closest_known_variable(const std::string& name) {
 }
 
 std::string describe_unknown(const Config::UnknownVariable& u) {
-  return u.name + " is not a ScopeDSM variable; did you mean " + u.closest + "?";
+  return u.name + " is not a ScopeDSM variable (did you mean " + u.closest + "?)";
 }
 
 Status parse_size(const std::string& text, uint64_t* out) {
@@ -281,7 +283,7 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (c.strict && !c.unknown.empty()) {
     std::string message;
     for (const auto& u : c.unknown) message += (message.empty() ? "" : "; ") + describe_unknown(u);
-    return Status::Error(message + " (SCOPEDSM_STRICT=on makes an unknown SCOPEDSM_* variable an error)");
+    return Status::Error("an unknown variable under SCOPEDSM_STRICT=on: " + message);
   }
   *out = c;
   return Status::Ok();

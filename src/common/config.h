@@ -83,7 +83,7 @@ std::vector<std::string> scopedsm_variable_names();
 // The known variable (of config_variables() and tool_variables()) closest
 // to `name` by edit distance; ties go to the first in table order.
 std::string closest_known_variable(const std::string& name);
-// "SCOPEDSM_X is not a ScopeDSM variable; did you mean SCOPEDSM_Y?"
+// "SCOPEDSM_X is not a ScopeDSM variable (did you mean SCOPEDSM_Y?)"
 std::string describe_unknown(const Config::UnknownVariable& unknown);
 
 // Reads the configuration through `lookup` (getenv in production, a map in

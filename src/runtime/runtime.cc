@@ -125,7 +125,7 @@ void Runtime::start(int* argc, char*** argv) {
   // speaks for the job (every process should see the same variables).
   if (rank == 0)
     for (const Config::UnknownVariable& u : cfg.unknown)
-      SCOPEDSM_LOG(LogLevel::kWarn, "%s; it is ignored (docs/CONFIG.md lists the variables; SCOPEDSM_STRICT=on or "
+      SCOPEDSM_LOG(LogLevel::kWarn, "%s: ignored (docs/CONFIG.md lists the variables, and SCOPEDSM_STRICT=on or "
                    "'scopedsm run --strict' makes this an error)", describe_unknown(u).c_str());
 
   // Every process must agree on the region size, or addresses would differ.

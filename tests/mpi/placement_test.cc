@@ -37,7 +37,11 @@ void expect_first_touch(char* a, size_t pages, const char* call) {
       for (size_t p = static_cast<size_t>(rank()); p < pages; p += static_cast<size_t>(nprocs())) a[p * page()] = 1;
     scopedsm_barrier();
   }
-  for (size_t p = 0; p < pages; ++p) EXPECT_EQ(home(a, p), static_cast<int>(p % nprocs())) << call << " page " << p;
+  // A process learns a first-touch home when it accesses the page.
+  for (size_t p = 0; p < pages; ++p) {
+    EXPECT_EQ(a[p * page()], 1) << call << " page " << p;
+    EXPECT_EQ(home(a, p), static_cast<int>(p % nprocs())) << call << " page " << p;
+  }
 }
 
 TEST(Placement, DefaultCallsFollowThePolicy) {

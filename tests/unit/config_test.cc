@@ -125,7 +125,7 @@ TEST(Config, UnknownVariablesAreListedWithTheClosestKnownOne) {
   EXPECT_EQ(c.unknown[1].closest, "SCOPEDSM_TIMEOUT");
   EXPECT_EQ(c.unknown[2].closest, "SCOPEDSM_NODE_SHARING");
   EXPECT_EQ(describe_unknown(c.unknown[0]),
-            "SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable; did you mean SCOPEDSM_CACHE_PAGES?");
+            "SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable (did you mean SCOPEDSM_CACHE_PAGES?)");
   EXPECT_EQ(closest_known_variable("SCOPEDSM_MPIEXE"), "SCOPEDSM_MPIEXEC");
   EXPECT_EQ(closest_known_variable("SCOPEDSM_SUMARY"), "SCOPEDSM_SUMMARY");
 }
@@ -134,7 +134,7 @@ TEST(Config, StrictMakesAnUnknownVariableAnError) {
   Config c;
   Status s = parse_config(env({{"SCOPEDSM_STRICT", "on"}}), &c, {"SCOPEDSM_STRICT", "SCOPEDSM_HOME_POLICI"});
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("SCOPEDSM_HOME_POLICI is not a ScopeDSM variable; did you mean SCOPEDSM_HOME_POLICY?"),
+  EXPECT_NE(s.message().find("SCOPEDSM_HOME_POLICI is not a ScopeDSM variable (did you mean SCOPEDSM_HOME_POLICY?)"),
             std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("SCOPEDSM_STRICT=on"), std::string::npos) << s.message();

@@ -8,9 +8,9 @@ compiler: 12.2.0
 mpi_library: Open MPI v4.1.4, package: Debian OpenMPI
 mpi_standard: 3.1
 config_error: SCOPEDSM_CACHE_PAGES='0' is invalid: expected a page count from 1 to 268435456
-unknown_variable: SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable; did you mean SCOPEDSM_CACHE_PAGES?
+unknown_variable: SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable (did you mean SCOPEDSM_CACHE_PAGES?)
 variable: SCOPEDSM_CACHE_PAGES=0
-unknown_variable: SCOPEDSM_LOGG is not a ScopeDSM variable; did you mean SCOPEDSM_LOG?
+unknown_variable: SCOPEDSM_LOGG is not a ScopeDSM variable (did you mean SCOPEDSM_LOG?)
 variable: SCOPEDSM_LOG=(default warn)
 """
 
@@ -23,8 +23,8 @@ class DescribeTest(unittest.TestCase):
         self.assertIn("SCOPEDSM_CACHE_PAGES", fields["config_error"])
         self.assertEqual(variables, [("SCOPEDSM_CACHE_PAGES", "0", False), ("SCOPEDSM_LOG", "warn", True)])
         self.assertEqual(fields["unknown_variables"], [
-            "SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable; did you mean SCOPEDSM_CACHE_PAGES?",
-            "SCOPEDSM_LOGG is not a ScopeDSM variable; did you mean SCOPEDSM_LOG?"])
+            "SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable (did you mean SCOPEDSM_CACHE_PAGES?)",
+            "SCOPEDSM_LOGG is not a ScopeDSM variable (did you mean SCOPEDSM_LOG?)"])
 
 
 class BuildLineTest(unittest.TestCase):
