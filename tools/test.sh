@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds ScopeDSM and runs its test suite (unit tests, multi-process tests at
 # 1, 2 and 4 processes, misuse death tests, memory-model, differential and
-# failure tests, applications at test size, tools and benchmark smoke tests).
+# failure tests, applications at test size, tools and benchmark smoke tests,
+# and a project outside the tree built against an installation: label install).
 #
 #   tools/test.sh              Open MPI build, warnings as errors
 #   tools/test.sh --sanitize   the same suite built with ASan and UBSan
