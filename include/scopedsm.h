@@ -51,9 +51,8 @@ int scopedsm_num_condvars(void);
  *   scopedsm_alloc_cyclic       blocks of `block` bytes dealt round-robin from
  *                               start_rank, whatever SCOPEDSM_HOME_POLICY says
  *   scopedsm_alloc_first_touch  the first process to touch each page
- * A size of
- * zero, a size or block that does not round up to whole pages in 64 bits
- * (such as a negative number converted to size_t), a size beyond what is
+ * A size of zero, a size or block that does not round up to whole pages in
+ * 64 bits (such as a negative number converted to size_t), a size beyond what is
  * left of the shared region (SCOPEDSM_REGION_SIZE) or past its first 2^32
  * pages, and a start rank that is not a rank are fatal errors naming the
  * call; a block larger than the size puts the whole allocation at
