@@ -40,7 +40,7 @@ inline void barrier() { scopedsm_barrier(); }
 inline void wait() { scopedsm_wait(); }
 inline double time() { return scopedsm_time(); }
 
-// How the homes of an allocation are placed.
+// How the homes of an allocation are placed (see alloc_array below).
 struct Cyclic {
   std::size_t block_bytes;
   int start_rank = 0;
@@ -109,6 +109,11 @@ inline std::size_t checked_array_bytes(std::size_t n, std::size_t elem_size, con
 // trivially copyable: its bytes move between processes. A count whose bytes
 // overflow, or a negative count converted to size_t, is a fatal error naming
 // alloc_array<T>(n), reported before anything is allocated.
+// Placement (docs/ALLOCATION.md): alloc_array<T>(n) and alloc_one<T>() are
+// scopedsm_alloc (page-cyclic from rank 0 in every allocation, or first
+// touch under SCOPEDSM_HOME_POLICY=first-touch); with Cyclic{block_bytes,
+// start_rank}, scopedsm_alloc_cyclic; with FirstTouch{},
+// scopedsm_alloc_first_touch. Each allocation takes whole pages.
 template <typename T>
 T* alloc_array(std::size_t count) {
   static_assert(std::is_trivially_copyable_v<T>, "shared objects must be trivially copyable");

@@ -125,10 +125,11 @@ int scopedsm_describe(char* buf, size_t len) {
   MPI_Get_version(&major, &minor);
   out += "mpi_standard: " + std::to_string(major) + "." + std::to_string(minor) + "\n";
   scopedsm::Config cfg;
-  scopedsm::Status st = scopedsm::parse_config(scopedsm::process_environment(), &cfg);
+  scopedsm::Status st = scopedsm::parse_config(scopedsm::process_environment(), &cfg, scopedsm::scopedsm_variable_names());
   int rc = 0;
   if (st.ok()) {
     out += "config: " + scopedsm::describe_config(cfg) + "\n";
+    for (const auto& u : cfg.unknown) out += "unknown_variable: " + scopedsm::describe_unknown(u) + "\n";
   } else {
     out += "config_error: " + st.message() + "\n";
     rc = -1;

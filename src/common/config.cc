@@ -1,10 +1,14 @@
 #include "common/config.h"
 
-#include "common/limits.h"
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
+
+#include "common/limits.h"
 
 namespace scopedsm {
 
@@ -47,10 +51,47 @@ Status parse_test_faults(const std::string& v, uint32_t* out) {
   }
 }
 
+// Exactly "on" or "off", as docs/CONFIG.md says: one spelling per value, so
+// that a setting reads the same in every script and log.
 Status parse_bool(const char* name, const std::string& v, bool* out) {
-  if (v == "on" || v == "1" || v == "yes" || v == "true") { *out = true; return Status::Ok(); }
-  if (v == "off" || v == "0" || v == "no" || v == "false") { *out = false; return Status::Ok(); }
+  if (v == "on") { *out = true; return Status::Ok(); }
+  if (v == "off") { *out = false; return Status::Ok(); }
   return bad(name, v, "on or off");
+}
+
+// Levenshtein distance: single-character insertions, deletions and substitutions.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+bool is_known_variable(const std::string& name) {
+  for (const auto* table : {&config_variables(), &tool_variables()})
+    for (const ConfigVariable& v : *table)
+      if (name == v.name) return true;
+  return false;
+}
+
+// The unknown ones of `names`, each with its closest known variable.
+std::vector<Config::UnknownVariable> unknown_variables(const std::vector<std::string>& names) {
+  std::vector<Config::UnknownVariable> unknown;
+  for (const std::string& name : names) {
+    if (name.rfind("SCOPEDSM_", 0) != 0 || is_known_variable(name)) continue;
+    bool seen = false;
+    for (const auto& u : unknown) seen = seen || u.name == name;
+    if (!seen) unknown.push_back({name, closest_known_variable(name)});
+  }
+  return unknown;
 }
 
 }  // namespace
@@ -66,7 +107,9 @@ const std::vector<ConfigVariable>& config_variables() {
        "four pages, a string copy whose source and destination both straddle a page boundary, and all must be "
        "resident at once)."},
       {"SCOPEDSM_HOME_POLICY", "cyclic",
-       "Home placement of jia_alloc/jia_alloc1/scopedsm_alloc: 'cyclic' (JIAJIA 2.1 placement) or 'first-touch'."},
+       "Home placement of scopedsm_alloc, jia_alloc and jia_alloc1: 'cyclic' (scopedsm_alloc deals pages one by "
+       "one from rank 0; jia_alloc and jia_alloc1 put a whole allocation on one rank, as JIAJIA 2.1 did) or "
+       "'first-touch' (each page homed where first touched). docs/ALLOCATION.md has every call's placement."},
       {"SCOPEDSM_STATS_FILE", "(none)", "Path where rank 0 writes the statistics of every process as JSON at exit."},
       {"SCOPEDSM_TRACE", "(none)",
        "Path where rank 0 writes every process's events (faults, fetches, diffs, lock waits, barriers, serving) "
@@ -99,8 +142,50 @@ const std::vector<ConfigVariable>& config_variables() {
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
        "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped; and slow-untrap, "
        "which breaks nothing but delays untrapping after barriers to widen a race) to prove tests can fail."},
+      {"SCOPEDSM_STRICT", "off",
+       "'on': a SCOPEDSM_* variable that ScopeDSM does not know (a misspelling) ends the job at start-up; "
+       "'off': it is reported once, with the closest known variable, and ignored. `scopedsm run --strict` sets it."},
   };
   return vars;
+}
+
+const std::vector<ConfigVariable>& tool_variables() {
+  static const std::vector<ConfigVariable> vars = {
+      {"SCOPEDSM_MPIEXEC", "(the build's)", "The MPI launcher `scopedsm run` and `scopedsm bench` start jobs with."},
+      {"SCOPEDSM_CC", "(the build's)", "The C compiler scopedsm-cc calls."},
+      {"SCOPEDSM_CXX", "(the build's)", "The C++ compiler scopedsm-c++ calls."},
+      {"SCOPEDSM_BENCH_COMMIT", "(git)", "The source commit bench/run_micro.sh records in its reports."},
+  };
+  return vars;
+}
+
+std::vector<std::string> scopedsm_variable_names() {
+  std::vector<std::string> names;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, "SCOPEDSM_", 9) != 0) continue;
+    const char* eq = std::strchr(*e, '=');
+    names.emplace_back(*e, eq == nullptr ? std::strlen(*e) : static_cast<size_t>(eq - *e));
+  }
+  return names;
+}
+
+std::string closest_known_variable(const std::string& name) {
+  std::string best;
+  size_t best_distance = SIZE_MAX;
+  for (const auto* table : {&config_variables(), &tool_variables()}) {
+    for (const ConfigVariable& v : *table) {
+      const size_t d = edit_distance(name, v.name);
+      if (d < best_distance) {
+        best = v.name;
+        best_distance = d;
+      }
+    }
+  }
+  return best;
+}
+
+std::string describe_unknown(const Config::UnknownVariable& u) {
+  return u.name + " is not a ScopeDSM variable (did you mean " + u.closest + "?)";
 }
 
 Status parse_size(const std::string& text, uint64_t* out) {
@@ -132,7 +217,7 @@ EnvLookup process_environment() {
   };
 }
 
-Status parse_config(const EnvLookup& lookup, Config* out) {
+Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std::string>& names) {
   Config c;
   if (auto v = lookup("SCOPEDSM_REGION_SIZE")) {
     uint64_t size = 0;
@@ -220,6 +305,16 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
   if (auto v = lookup("SCOPEDSM_TEST_FAULT")) {
     Status s = parse_test_faults(*v, &c.test_faults);
     if (!s.ok()) return s;
+  }
+  if (auto v = lookup("SCOPEDSM_STRICT")) {
+    Status s = parse_bool("SCOPEDSM_STRICT", *v, &c.strict);
+    if (!s.ok()) return s;
+  }
+  c.unknown = unknown_variables(names);
+  if (c.strict && !c.unknown.empty()) {
+    std::string message;
+    for (const auto& u : c.unknown) message += (message.empty() ? "" : "; ") + describe_unknown(u);
+    return Status::Error("an unknown variable under SCOPEDSM_STRICT=on: " + message);
   }
   *out = c;
   return Status::Ok();

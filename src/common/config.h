@@ -67,6 +67,14 @@ struct Config {
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
+  bool strict = false;                 // an unknown SCOPEDSM_* variable is an error, not a warning
+  // SCOPEDSM_* variables set that no part of ScopeDSM reads (misspellings,
+  // most likely), each with the known variable closest to it.
+  struct UnknownVariable {
+    std::string name;
+    std::string closest;
+  };
+  std::vector<UnknownVariable> unknown;
 };
 
 // One documented variable.
@@ -76,11 +84,28 @@ struct ConfigVariable {
   const char* meaning;
 };
 const std::vector<ConfigVariable>& config_variables();
+// SCOPEDSM_* variables that the tools, benchmarks and tests read rather than
+// the runtime (SCOPEDSM_MPIEXEC, SCOPEDSM_CC, ...): known, so never reported
+// as unknown, but not part of the runtime's configuration.
+const std::vector<ConfigVariable>& tool_variables();
+
+// The names of the SCOPEDSM_* variables in this process's environment.
+std::vector<std::string> scopedsm_variable_names();
+
+// The known variable (of config_variables() and tool_variables()) closest
+// to `name` by edit distance; ties go to the first in table order.
+std::string closest_known_variable(const std::string& name);
+// "SCOPEDSM_X is not a ScopeDSM variable (did you mean SCOPEDSM_Y?)"
+std::string describe_unknown(const Config::UnknownVariable& unknown);
 
 // Reads the configuration through `lookup` (getenv in production, a map in
-// tests). Returns the first invalid variable as an error.
+// tests). Returns the first invalid variable as an error. `names` are the
+// SCOPEDSM_* variables set (scopedsm_variable_names() in production): those
+// no part of ScopeDSM knows are listed in out->unknown, and are an error
+// naming the first of them and its closest known variable when
+// SCOPEDSM_STRICT=on.
 using EnvLookup = std::function<std::optional<std::string>(const char*)>;
-Status parse_config(const EnvLookup& lookup, Config* out);
+Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std::string>& names = {});
 EnvLookup process_environment();
 
 // Parses "4096", "64K", "16M", "2G", "1T" (binary multiples). Exposed for tests.

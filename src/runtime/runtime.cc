@@ -88,7 +88,7 @@ void Runtime::start(int* argc, char*** argv) {
   start_ns_ = now_ns();
   state_ = std::make_unique<RuntimeState>();
   guess_rank_for_messages();
-  Status cs = parse_config(process_environment(), &state_->config);
+  Status cs = parse_config(process_environment(), &state_->config, scopedsm_variable_names());
   if (!cs.ok()) fatal("jia_init: bad configuration: %s (see docs/CONFIG.md)", cs.message().c_str());
   const Config& cfg = state_->config;
   set_log_level(cfg.log_level);
@@ -121,6 +121,12 @@ void Runtime::start(int* argc, char*** argv) {
   reports_.start(cfg, rank, size, &state_->stats);
   jia_pid = rank;  // the JIAJIA names, whichever init was called
   hostc = size;
+  // A misspelt setting would otherwise do nothing without a word. Rank 0
+  // speaks for the job (every process should see the same variables).
+  if (rank == 0)
+    for (const Config::UnknownVariable& u : cfg.unknown)
+      SCOPEDSM_LOG(LogLevel::kWarn, "%s: ignored (docs/CONFIG.md lists the variables, and SCOPEDSM_STRICT=on or "
+                   "'scopedsm run --strict' makes this an error)", describe_unknown(u).c_str());
 
   // Every process must agree on the region size, or addresses would differ.
   unsigned long long mine[2] = {cfg.region_size, ~static_cast<unsigned long long>(cfg.region_size)};

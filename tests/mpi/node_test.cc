@@ -21,8 +21,7 @@ namespace {
 
 bool sharing_requested() {
   const char* v = std::getenv("SCOPEDSM_NODE_SHARING");
-  return v == nullptr || !(std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0 || std::strcmp(v, "no") == 0 ||
-                           std::strcmp(v, "false") == 0);
+  return v == nullptr || std::strcmp(v, "off") != 0;  // on or off: anything else ends jia_init
 }
 
 TEST(Node, LayoutIsReported) {

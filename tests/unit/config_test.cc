@@ -81,6 +81,7 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_CACHE_PAGES", "ten"}, BadValue{"SCOPEDSM_CACHE_PAGES", "-3"},
                                          BadValue{"SCOPEDSM_HOME_POLICY", "random"}, BadValue{"SCOPEDSM_STATS_FILE", ""},
                                          BadValue{"SCOPEDSM_SUMMARY", "maybe"}, BadValue{"SCOPEDSM_LOG", "loud"},
+                                         BadValue{"SCOPEDSM_STRICT", "maybe"},
                                          BadValue{"SCOPEDSM_TIMEOUT", "-1"}, BadValue{"SCOPEDSM_TIMEOUT", "soon"},
                                          BadValue{"SCOPEDSM_SPIN_US", "100001"}, BadValue{"SCOPEDSM_POLL_US", "0"},
                                          BadValue{"SCOPEDSM_WRITE_DETECT", "some"}, BadValue{"SCOPEDSM_NODE_SHARING", "maybe"}, BadValue{"SCOPEDSM_TEST_DELAY_US", "2000000"},
@@ -88,6 +89,60 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"}));
+
+// Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
+// of yes and no are errors naming the variable and the accepted values.
+TEST(Config, BooleansAreOnOrOff) {
+  for (const char* name : {"SCOPEDSM_SUMMARY", "SCOPEDSM_NODE_SHARING", "SCOPEDSM_STRICT"}) {
+    Config c;
+    ASSERT_TRUE(parse_config(env({{name, "on"}}), &c).ok()) << name;
+    ASSERT_TRUE(parse_config(env({{name, "off"}}), &c).ok()) << name;
+    for (const char* other : {"yes", "no", "1", "0", "true", "false", "ON", "Off", ""}) {
+      Status s = parse_config(env({{name, other}}), &c);
+      ASSERT_FALSE(s.ok()) << name << "=" << other;
+      EXPECT_EQ(s.message(), std::string(name) + "='" + other + "' is invalid: expected on or off");
+    }
+  }
+  Config c;
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_SUMMARY", "off"}, {"SCOPEDSM_NODE_SHARING", "off"}}), &c).ok());
+  EXPECT_FALSE(c.summary);
+  EXPECT_FALSE(c.node_sharing);
+  EXPECT_FALSE(c.strict);
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_STRICT", "on"}}), &c).ok());
+  EXPECT_TRUE(c.strict);
+}
+
+TEST(Config, UnknownVariablesAreListedWithTheClosestKnownOne) {
+  Config c;
+  ASSERT_TRUE(parse_config(env({}), &c,
+                           {"SCOPEDSM_CACHE_PAGE", "SCOPEDSM_LOG", "SCOPEDSM_TIMOUT", "SCOPEDSM_CACHE_PAGE",
+                            "SCOPEDSM_MPIEXEC", "SCOPEDSM_CC", "SCOPEDSM_CXX", "SCOPEDSM_BENCH_COMMIT",
+                            "SCOPEDSM_TEST_DELAY_US", "SCOPEDSM_STRICT", "SCOPEDSM_NODESHARING", "OTHER_VARIABLE"})
+                  .ok());
+  ASSERT_EQ(c.unknown.size(), 3u);  // each once, in order; known ones (runtime and tools) and others never
+  EXPECT_EQ(c.unknown[0].name, "SCOPEDSM_CACHE_PAGE");
+  EXPECT_EQ(c.unknown[0].closest, "SCOPEDSM_CACHE_PAGES");
+  EXPECT_EQ(c.unknown[1].name, "SCOPEDSM_TIMOUT");
+  EXPECT_EQ(c.unknown[1].closest, "SCOPEDSM_TIMEOUT");
+  EXPECT_EQ(c.unknown[2].closest, "SCOPEDSM_NODE_SHARING");
+  EXPECT_EQ(describe_unknown(c.unknown[0]),
+            "SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable (did you mean SCOPEDSM_CACHE_PAGES?)");
+  EXPECT_EQ(closest_known_variable("SCOPEDSM_MPIEXE"), "SCOPEDSM_MPIEXEC");
+  EXPECT_EQ(closest_known_variable("SCOPEDSM_SUMARY"), "SCOPEDSM_SUMMARY");
+}
+
+TEST(Config, StrictMakesAnUnknownVariableAnError) {
+  Config c;
+  Status s = parse_config(env({{"SCOPEDSM_STRICT", "on"}}), &c, {"SCOPEDSM_STRICT", "SCOPEDSM_HOME_POLICI"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("SCOPEDSM_HOME_POLICI is not a ScopeDSM variable (did you mean SCOPEDSM_HOME_POLICY?)"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("SCOPEDSM_STRICT=on"), std::string::npos) << s.message();
+  // Only unknown variables: known ones pass under strict.
+  EXPECT_TRUE(parse_config(env({{"SCOPEDSM_STRICT", "on"}}), &c, {"SCOPEDSM_STRICT", "SCOPEDSM_MPIEXEC"}).ok());
+  EXPECT_TRUE(c.unknown.empty());
+}
 
 TEST(Config, TestFaultsBecomeBitsOnce) {
   auto bits = [](std::initializer_list<TestFault> faults) {
@@ -146,12 +201,14 @@ TEST(Config, EveryVariableIsDocumented) {
 namespace scopedsm {
 namespace {
 
+// The runtime's variables and the tools' (those never reported as unknown).
 TEST(Config, EveryVariableIsInDocsConfig) {
   std::ifstream f(SCOPEDSM_DOCS_DIR "/CONFIG.md");
   ASSERT_TRUE(f) << "docs/CONFIG.md missing";
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  for (const auto& v : config_variables())
-    EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
+  for (const auto* table : {&config_variables(), &tool_variables()})
+    for (const auto& v : *table)
+      EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
 }
 
 }  // namespace

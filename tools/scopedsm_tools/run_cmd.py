@@ -20,6 +20,8 @@ options:
   --trace FILE        write every process's events to FILE, a trace that
                       Perfetto and chrome://tracing open (sets SCOPEDSM_TRACE)
   --quiet             no statistics table at exit (SCOPEDSM_SUMMARY=off)
+  --strict            a SCOPEDSM_* variable ScopeDSM does not know (a
+                      misspelling) is an error, not a warning (SCOPEDSM_STRICT=on)
   --timeout SECONDS   longest single wait before the job reports a hang
                       (SCOPEDSM_TIMEOUT)
   -x, --env VAR=VALUE set an environment variable for the processes
@@ -93,6 +95,8 @@ def parse_args(argv):
             continue
         if a == "--quiet":
             opts["env"]["SCOPEDSM_SUMMARY"] = "off"
+        elif a == "--strict":
+            opts["env"]["SCOPEDSM_STRICT"] = "on"
         elif a == "--dry-run":
             opts["dry_run"] = True
         else:

@@ -50,6 +50,11 @@ class RunArgsTest(unittest.TestCase):
         self.assertEqual(o["args"], ["-n", "5", "--stats", "x"])
         self.assertEqual(o["env"], {"SCOPEDSM_SUMMARY": "off"})
 
+    def test_strict_sets_the_variable(self):
+        o = run_cmd.parse_args(["-n", "2", "--strict", "prog"])
+        self.assertEqual(o["env"], {"SCOPEDSM_STRICT": "on"})
+        self.assertEqual(o["program"], "prog")
+
     def test_option_spellings(self):
         o = run_cmd.parse_args(["-n4", "--timeout=30", "-x", "SCOPEDSM_LOG=info", "--", "-prog"])
         self.assertEqual(o["nprocs"], 4)
