@@ -17,6 +17,7 @@
 
 #include "common/config.h"
 #include "common/limits.h"
+#include "common/surface.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
@@ -31,6 +32,8 @@ namespace scopedsm {
 
 struct RuntimeState {
   Config config;
+  // The surface the program initialized through (common/surface.h).
+  const Surface* surface = &kCSurface;
   int rank = 0;
   int size = 1;
   NodeTopology node;
@@ -43,7 +46,7 @@ struct RuntimeState {
 
   // The parts the synchronization modules and the service work with.
   SyncParts sync_parts() {
-    return SyncParts{rank, size, config.test_faults, &transport, &pages};
+    return SyncParts{rank, size, config.test_faults, &transport, &pages, surface};
   }
 };
 

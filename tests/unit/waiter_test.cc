@@ -77,12 +77,16 @@ TEST(Waiter, OtherRolesNeitherServeNorClaimToPoll) {
 TEST(Waiter, TimeoutReportNamesTheWaitTheRankAndTheContext) {
   Fixture f(quick(2.5));
   EXPECT_EQ(f.waiter.timeout_report("a lock grant (ACQGRANT)", 3),
-            "timed out after 2.5 s waiting for a lock grant (ACQGRANT) from rank 3 (SCOPEDSM_TIMEOUT=2.5); is that "
-            "process alive and is every process making the same synchronization calls?");
+            "timed out after 2.5 s, the SCOPEDSM_TIMEOUT limit, waiting for a lock grant (ACQGRANT) from rank 3; is "
+            "that process alive and is every process making the same synchronization calls?");
+  EXPECT_EQ(f.waiter.timeout_report("a lock grant (ACQGRANT)", 3, true),
+            "timed out after 3.5 s (the SCOPEDSM_TIMEOUT limit of 2.5 s and 1 s for the report of the wait's "
+            "manager, which did not come) waiting for a lock grant (ACQGRANT) from rank 3; is that process alive and "
+            "is every process making the same synchronization calls?");
   f.waiter.set_wait_context([] { return std::string("holding locks 4, 7"); });
   EXPECT_EQ(f.waiter.timeout_report("requests to be applied", -1),
-            "timed out after 2.5 s waiting for requests to be applied; holding locks 4, 7 (SCOPEDSM_TIMEOUT=2.5); is "
-            "every process alive and making the same synchronization calls?");
+            "timed out after 2.5 s, the SCOPEDSM_TIMEOUT limit, waiting for requests to be applied; holding locks 4, "
+            "7; is every process alive and making the same synchronization calls?");
 }
 
 TEST(Waiter, AWaitThatNeverEndsTimesOut) {
@@ -90,8 +94,8 @@ TEST(Waiter, AWaitThatNeverEndsTimesOut) {
   f.waiter.set_wait_context([] { return std::string("holding lock 7"); });
   EXPECT_EXIT(f.waiter.wait_until(WakeRole::kApp, [] { return false; }, "a test event", 3),
               ::testing::ExitedWithCode(1),
-              "timed out after 0\\.2 s waiting for a test event from rank 3; holding lock 7 "
-              "\\(SCOPEDSM_TIMEOUT=0\\.2\\)");
+              "timed out after 0\\.2 s, the SCOPEDSM_TIMEOUT limit, waiting for a test event from rank 3; holding "
+              "lock 7;");
 }
 
 }  // namespace
