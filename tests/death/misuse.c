@@ -1,6 +1,7 @@
 /* Misuse cases for the death tests: `misuse <case>` makes one mistake.
  * Every case must end the job with a non-zero status and a clear message
- * (checked by death_test.cc). Plain C, the way JIAJIA programs are written. */
+ * (checked by death_test.cc). Plain C, the way JIAJIA programs are written;
+ * the c_* cases make the same mistakes through the C API. */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,8 +20,59 @@ static void app_handler(int sig) {
   _exit(3);
 }
 
+/* The same mistakes through the C API (cases named c_*): every message must
+ * name scopedsm_* calls, never JIAJIA's. */
+static int c_api_case(const char *c, int argc, char **argv) {
+  if (!strcmp(c, "c_before_init")) {
+    scopedsm_lock(0);
+    return 0;
+  }
+  scopedsm_init(&argc, &argv);
+  if (!strcmp(c, "c_lock_out_of_range")) scopedsm_lock(scopedsm_num_locks());
+  if (!strcmp(c, "c_cv_out_of_range")) scopedsm_cv_set(scopedsm_num_condvars());
+  if (!strcmp(c, "c_barrier_in_cs")) {
+    scopedsm_lock(1);
+    scopedsm_barrier();
+  }
+  if (!strcmp(c, "c_double_init")) scopedsm_init(&argc, &argv);
+  if (!strcmp(c, "c_touch_unallocated")) {
+    char *a = (char *)scopedsm_alloc(4096);
+    a[40 * 4096] = 1;
+  }
+  if (!strcmp(c, "c_barrier_vs_alloc")) {
+    if (scopedsm_rank() == 0) scopedsm_barrier();
+    else scopedsm_alloc(4096);
+  }
+  if (!strcmp(c, "c_locks_held_at_exit")) {
+    scopedsm_lock(5);
+    scopedsm_finalize();
+    return 0;
+  }
+  if (!strcmp(c, "c_return_without_exit")) return 0;
+  if (!strcmp(c, "c_after_exit")) {
+    scopedsm_finalize();
+    scopedsm_lock(0);
+  }
+  if (!strcmp(c, "c_timeout")) {
+    /* Rank 0 takes lock 0 and never lets go; the others wait for it. */
+    if (scopedsm_rank() == 0) {
+      scopedsm_lock(0);
+      scopedsm_wait(); /* now the others know lock 0 is taken */
+      sleep(60);
+    } else {
+      scopedsm_wait();
+      scopedsm_lock(0);
+    }
+  }
+  /* c_config_bad: never reached, scopedsm_init rejects the environment */
+  scopedsm_finalize();
+  fprintf(stderr, "misuse case '%s' was not detected\n", c);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *c = argc > 1 ? argv[1] : "";
+  if (!strncmp(c, "c_", 2)) return c_api_case(c, argc, argv);
   if (!strcmp(c, "before_init")) {
     jia_lock(0);
     return 0;
