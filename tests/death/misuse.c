@@ -2,6 +2,7 @@
  * Every case must end the job with a non-zero status and a clear message
  * (checked by death_test.cc). Plain C, the way JIAJIA programs are written;
  * the c_* cases make the same mistakes through the C API. */
+#include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -183,6 +184,9 @@ int main(int argc, char **argv) {
     jia_send(b, 4, jiahosts + 3, 0);
   }
   if (!strcmp(c, "jia_error")) jia_error("the application gave up: %d", 42);
+  /* Not a misuse: the program ends the job itself, with no ScopeDSM error
+   * (`scopedsm run` must then show MPI's own account of the abort). */
+  if (!strcmp(c, "mpi_abort")) MPI_Abort(MPI_COMM_WORLD, 3);
   if (!strcmp(c, "segv_outside_region") || !strcmp(c, "chained_handler")) {
     /* The address is read through a volatile so the compiler cannot see it. */
     volatile uintptr_t outside = 16;
