@@ -15,18 +15,18 @@
 namespace scopedsm {
 
 struct StallLimit {
-  static constexpr double kWarnFraction = 0.8;
   enum Verdict { kQuiet, kWarn, kFatal };
 
-  double limit_s = 0;  // SCOPEDSM_TIMEOUT; 0: never
+  double limit_s = 0;  // SCOPEDSM_TIMEOUT (at most 10^7 s); 0: never
 
   // What to do about a stall of `waited_ns`; `warned` is the stall's own
-  // flag, set when the warning is due, so that it comes once.
+  // flag, set when the warning is due, so that it comes once. The warning
+  // is due at 4/5 of the limit, in whole nanoseconds (no rounding of 0.8).
   Verdict judge(uint64_t waited_ns, bool* warned) const {
     if (limit_s <= 0) return kQuiet;
-    const double waited_s = static_cast<double>(waited_ns) / 1e9;
-    if (waited_s >= limit_s) return kFatal;
-    if (waited_s < kWarnFraction * limit_s || *warned) return kQuiet;
+    const auto limit_ns = static_cast<uint64_t>(limit_s * 1e9 + 0.5);
+    if (waited_ns >= limit_ns) return kFatal;
+    if (waited_ns / 4 < limit_ns / 5 || *warned) return kQuiet;
     *warned = true;
     return kWarn;
   }

@@ -30,7 +30,9 @@ _OMPI_HELP_HINT = re.compile(r'^\[[^\]]*\] Set MCA parameter "orte_base_help_agg
 # killed: "Data unpack would read past end of buffer", "Out of resource in
 # file .../util/show_help.c".
 _OMPI_RELAY = re.compile(r"ORTE_ERROR_LOG: (Data unpack would read past end of buffer|.* in file \S*show_help\.c )")
-_MPICH_ABORT = re.compile(r"^application called MPI_Abort\(\S+, -?\d+\) - process \d+$")
+# MPICH 4 prefixes "Abort(1) on node 1 (rank 1 in comm 0): ".
+_MPICH_ABORT = re.compile(r"^(Abort\(-?\d+\) on node \d+ \(rank \d+ in comm \d+\): )?"
+                          r"application called MPI_Abort\(\S+, -?\d+\) - process \d+$")
 _MPICH_BOX_EDGE = re.compile(r"^={20,}$")
 _MPICH_BOX_LINE = re.compile(r"^=   ")
 BLOCK_LINES = 40  # a longer "box" is not one of MPI's: shown as it is

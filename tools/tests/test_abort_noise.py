@@ -29,7 +29,8 @@ OMPI_UNPACK = "[vm:23644] [[1234,0],0] ORTE_ERROR_LOG: Data unpack would read pa
               "util/show_help.c at line 501\n"
 OMPI_RELAY = "[vm:00689] [[28239,0],0] ORTE_ERROR_LOG: Out of resource in file ../../../orte/util/show_help.c at " \
              "line 501\n"
-MPICH_ABORT = ["application called MPI_Abort(MPI_COMM_WORLD, 1) - process 1\n"]
+MPICH_ABORT = ["application called MPI_Abort(MPI_COMM_WORLD, 1) - process 1\n",
+               "Abort(1) on node 1 (rank 1 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 1\n"]
 MPICH_BOX = [
     "=" * 85 + "\n",
     "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n",
