@@ -45,6 +45,9 @@ void lock(ApiCall call, int id) { Runtime::require_running(call).sync().lock(cal
 void unlock(ApiCall call, int id) { Runtime::require_running(call).sync().unlock(call, id); }
 void barrier(ApiCall call) { Runtime::require_running(call).sync().barrier(call); }
 void wait(ApiCall call) { Runtime::require_running(call).sync().wait(call); }
+void cv_set(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_set(call, cv); }
+void cv_reset(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_reset(call, cv); }
+void cv_wait(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_wait(call, cv); }
 
 void* alloc_default(ApiCall call, const std::string& text, size_t size) {
   Runtime& rt = Runtime::require_running(call);
@@ -116,18 +119,9 @@ void scopedsm_lock(int id) { scopedsm::api::lock(c_call("scopedsm_lock"), id); }
 void scopedsm_unlock(int id) { scopedsm::api::unlock(c_call("scopedsm_unlock"), id); }
 void scopedsm_barrier(void) { scopedsm::api::barrier(c_call("scopedsm_barrier")); }
 void scopedsm_wait(void) { scopedsm::api::wait(c_call("scopedsm_wait")); }
-void scopedsm_cv_set(int cv) {
-  const ApiCall call = c_call("scopedsm_cv_set");
-  Runtime::require_running(call).sync().cv_set(call, cv);
-}
-void scopedsm_cv_reset(int cv) {
-  const ApiCall call = c_call("scopedsm_cv_reset");
-  Runtime::require_running(call).sync().cv_reset(call, cv);
-}
-void scopedsm_cv_wait(int cv) {
-  const ApiCall call = c_call("scopedsm_cv_wait");
-  Runtime::require_running(call).sync().cv_wait(call, cv);
-}
+void scopedsm_cv_set(int cv) { scopedsm::api::cv_set(c_call("scopedsm_cv_set"), cv); }
+void scopedsm_cv_reset(int cv) { scopedsm::api::cv_reset(c_call("scopedsm_cv_reset"), cv); }
+void scopedsm_cv_wait(int cv) { scopedsm::api::cv_wait(c_call("scopedsm_cv_wait"), cv); }
 
 void scopedsm_send(const void* buf, size_t len, int to, int tag) {
   scopedsm::mp_send(Runtime::require_running(c_call("scopedsm_send")), "scopedsm_send", buf, len, to, tag);

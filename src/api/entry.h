@@ -20,6 +20,9 @@ void lock(ApiCall call, int id);
 void unlock(ApiCall call, int id);
 void barrier(ApiCall call);
 void wait(ApiCall call);
+void cv_set(ApiCall call, int cv);
+void cv_reset(ApiCall call, int cv);
+void cv_wait(ApiCall call, int cv);
 // Collective allocations; `text` is the call with its arguments as the
 // program wrote it, for reports.
 void* alloc_default(ApiCall call, const std::string& text, std::size_t size);

@@ -10,7 +10,6 @@
 #include "jia.h"
 #include "runtime/runtime.h"
 
-using scopedsm::ApiCall;
 using scopedsm::jia_call;
 using scopedsm::Runtime;
 
@@ -101,18 +100,9 @@ void jia_lock(int lockid) { scopedsm::api::lock(jia_call("jia_lock"), lockid); }
 void jia_unlock(int lockid) { scopedsm::api::unlock(jia_call("jia_unlock"), lockid); }
 void jia_barrier(void) { scopedsm::api::barrier(jia_call("jia_barrier")); }
 void jia_wait(void) { scopedsm::api::wait(jia_call("jia_wait")); }
-void jia_setcv(int cv) {
-  const ApiCall call = jia_call("jia_setcv");
-  Runtime::require_running(call).sync().cv_set(call, cv);
-}
-void jia_resetcv(int cv) {
-  const ApiCall call = jia_call("jia_resetcv");
-  Runtime::require_running(call).sync().cv_reset(call, cv);
-}
-void jia_waitcv(int cv) {
-  const ApiCall call = jia_call("jia_waitcv");
-  Runtime::require_running(call).sync().cv_wait(call, cv);
-}
+void jia_setcv(int cv) { scopedsm::api::cv_set(jia_call("jia_setcv"), cv); }
+void jia_resetcv(int cv) { scopedsm::api::cv_reset(jia_call("jia_resetcv"), cv); }
+void jia_waitcv(int cv) { scopedsm::api::cv_wait(jia_call("jia_waitcv"), cv); }
 
 void jia_error(const char* fmt, ...) {
   char msg[1024];
