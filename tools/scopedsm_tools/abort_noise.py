@@ -38,6 +38,15 @@ _MPICH_BOX_LINE = re.compile(r"^=   ")
 BLOCK_LINES = 40  # a longer "box" is not one of MPI's: shown as it is
 
 
+def filter_text(text):
+    """`text`, a finished job's whole error output, through AbortNoise."""
+    noise = AbortNoise()
+    out = []
+    for line in text.splitlines(keepends=True):
+        out += noise.feed(line)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in out + noise.finish())
+
+
 def is_runtime_fatal(line):
     """Whether `line` is what the runtime's fatal() prints: "scopedsm: rank
     R: <message>" ("scopedsm: <message>" before the rank is known), without

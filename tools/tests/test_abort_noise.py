@@ -107,6 +107,13 @@ class AbortNoiseTest(unittest.TestCase):
         self.assertEqual(filtered([FATAL, DASHES, "half a message\n"]), [FATAL, DASHES, "half a message\n", FATAL])
 
 
+class FilterTextTest(unittest.TestCase):
+    def test_a_whole_output(self):
+        self.assertEqual(abort_noise.filter_text("".join([FATAL] + OMPI_BANNER + ["later"])),
+                         FATAL + "later\n" + FATAL)
+        self.assertEqual(abort_noise.filter_text(""), "")
+
+
 class RunFilteredTest(unittest.TestCase):
     """run_filtered on a stand-in launcher: a shell script with known output."""
 
