@@ -55,6 +55,7 @@ Coherence::Coherence(const CoherenceParts& p)
       cache_(p.cache),
       stack_(p.stack),
       stats_(p.stats),
+      surface_(p.surface),
       message_source_(p.transport, p.region->page_size()),
       node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0) {
   pending_.resize(static_cast<size_t>(size_));
@@ -86,8 +87,9 @@ void Coherence::handle_fault(uint64_t page, Access access) {
   switch (m.state) {
     case PageState::kUnallocated:
       fatal("touched shared address %p, which is not part of any allocation (allocated: %" PRIu64
-            " pages from %p); allocate it with jia_alloc/scopedsm_alloc first",
-            static_cast<void*>(region_->app(page)), pages_->allocated(), static_cast<void*>(region_->base()));
+            " pages from %p); allocate it with %s first",
+            static_cast<void*>(region_->app(page)), pages_->allocated(), static_cast<void*>(region_->base()),
+            surface_->alloc);
     case PageState::kInvalid:
       if (write) ++stats_->write_faults;
       else ++stats_->read_faults;
@@ -120,14 +122,14 @@ void Coherence::handle_fault(uint64_t page, Access access) {
         static_cast<int>(region_->prot(page)));
 }
 
-void Coherence::prepare(uint64_t first, uint64_t count, Access access) {
+void Coherence::prepare(uint64_t first, uint64_t count, Access access, const char* call) {
   uint64_t remote = 0;
   for (uint64_t p = first; p < first + count; ++p)
     if (!is_home_state((*pages_)[p].state)) ++remote;
   if (remote > cache_->capacity())
-    fatal("scopedsm_prepare: %" PRIu64 " pages homed elsewhere cannot all be cached at once (SCOPEDSM_CACHE_PAGES=%" PRIu64
+    fatal("%s: %" PRIu64 " pages homed elsewhere cannot all be cached at once (SCOPEDSM_CACHE_PAGES=%" PRIu64
           "); prepare a smaller range, or copy through a private buffer",
-          remote, cache_->capacity());
+          call, remote, cache_->capacity());
   // While this range is being made valid, its own pages are not evicted.
   pin_first_ = first;
   pin_end_ = first + count;
@@ -533,10 +535,9 @@ void Coherence::set_prot(uint64_t first, uint64_t count, Prot prot, const char* 
   }
   fatal("%s: cannot change the protection of %" PRIu64 " page(s) at %p: %s. The shared region has %" PRIu64
         " protection boundaries and this machine's vm.max_map_count leaves room for about %" PRIu64
-        ". Place homes in larger blocks (jia_alloc3 with a bigger block, or jia_alloc2p), use a smaller "
-        "SCOPEDSM_CACHE_PAGES, or raise vm.max_map_count.",
+        ". Place homes in larger blocks (%s), use a smaller SCOPEDSM_CACHE_PAGES, or raise vm.max_map_count.",
         context, count, static_cast<void*>(region_->app(first)), s.message().c_str(), region_->boundaries(),
-        region_->boundary_budget());
+        region_->boundary_budget(), surface_->larger_blocks);
 }
 
 void Coherence::relieve_map_pressure() {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/surface.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
@@ -51,6 +52,7 @@ struct CoherenceParts {
   PageCache* cache = nullptr;
   LockStack* stack = nullptr;
   AppCounters* stats = nullptr;
+  const Surface* surface = &kCSurface;  // the process's, for messages that concern no call
 };
 
 class Coherence {
@@ -77,8 +79,9 @@ class Coherence {
 
   // Brings pages [first, first+count) to a state where `access` succeeds
   // without a fault, for handing shared memory to the kernel, which cannot
-  // take our faults (system calls see EFAULT). The range must fit the cache.
-  void prepare(uint64_t first, uint64_t count, Access access);
+  // take our faults (system calls see EFAULT). The range must fit the cache;
+  // if not, the report names `call`.
+  void prepare(uint64_t first, uint64_t count, Access access, const char* call);
 
   // Ends the current interval: diffs every written cached page (kept
   // pending), and write-protects every written page again, so the next
@@ -140,6 +143,7 @@ class Coherence {
   PageCache* const cache_;
   LockStack* const stack_;
   AppCounters* const stats_;
+  const Surface* const surface_;
   uint32_t epoch_ = 0;
   MessageSource message_source_;
   NodeCopySource node_source_;

@@ -56,40 +56,43 @@ void guess_rank_for_messages() {
 
 void check_exit_without_finalize() {
   if (g_lifecycle.load() == Lifecycle::kRunning)
-    fatal("the process is exiting (returned from main or called exit()) without calling jia_exit/scopedsm_finalize; "
-          "every process must call it before it ends");
+    fatal("the process is exiting (returned from main or called exit()) %s",
+          g_runtime->state().surface->exit_without_finalize);
 }
 
 }  // namespace
 
 bool Runtime::running() { return g_lifecycle.load() == Lifecycle::kRunning; }
 
-Runtime& Runtime::require_running(const char* call) {
+Runtime& Runtime::require_running(ApiCall call) {
   Lifecycle l = g_lifecycle.load();
   if (l == Lifecycle::kRunning) return *g_runtime;
   guess_rank_for_messages();
-  if (l == Lifecycle::kNotStarted) fatal("%s: called before jia_init/scopedsm_init; initialize ScopeDSM first", call);
-  fatal("%s: called after jia_exit/scopedsm_finalize; ScopeDSM has shut down", call);
+  if (l == Lifecycle::kNotStarted)
+    fatal("%s: called %s; initialize ScopeDSM first", call.name, call.surface->before_init);
+  fatal("%s: called %s; ScopeDSM has shut down", call.name, call.surface->after_finalize);
 }
 
-void Runtime::init(int* argc, char*** argv, const char* call) {
+void Runtime::init(int* argc, char*** argv, ApiCall call) {
   Lifecycle l = g_lifecycle.load();
   if (l != Lifecycle::kNotStarted) {
     guess_rank_for_messages();
-    fatal("%s: ScopeDSM is already %s; call jia_init/scopedsm_init exactly once per process", call,
-          l == Lifecycle::kRunning ? "initialized" : "shut down");
+    fatal("%s: ScopeDSM is already %s; %s", call.name, l == Lifecycle::kRunning ? "initialized" : "shut down",
+          call.surface->init_once);
   }
   g_runtime = new Runtime();
-  g_runtime->start(argc, argv);
+  g_runtime->start(argc, argv, call);
   g_lifecycle.store(Lifecycle::kRunning);
 }
 
-void Runtime::start(int* argc, char*** argv) {
+void Runtime::start(int* argc, char*** argv, ApiCall call) {
   start_ns_ = now_ns();
   state_ = std::make_unique<RuntimeState>();
+  state_->surface = call.surface;
+  const char* const init = call.name;
   guess_rank_for_messages();
   Status cs = parse_config(process_environment(), &state_->config, scopedsm_variable_names());
-  if (!cs.ok()) fatal("jia_init: bad configuration: %s (see docs/CONFIG.md)", cs.message().c_str());
+  if (!cs.ok()) fatal("%s: bad configuration: %s (see docs/CONFIG.md)", init, cs.message().c_str());
   const Config& cfg = state_->config;
   set_log_level(cfg.log_level);
 
@@ -110,12 +113,15 @@ void Runtime::start(int* argc, char*** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   set_log_rank(rank);
   set_abort_hook(&abort_job);
+  if (provided < MPI_THREAD_MULTIPLE && initialized)
+    fatal("%s: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
+          "the application thread both use MPI. Initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) "
+          "or let %s do it.",
+          init, provided, MPI_THREAD_MULTIPLE, init);
   if (provided < MPI_THREAD_MULTIPLE)
-    fatal("jia_init: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
-          "the application thread both use MPI. %s",
-          provided, MPI_THREAD_MULTIPLE,
-          initialized ? "Initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or let jia_init do it."
-                      : "Use an MPI library built with thread support.");
+    fatal("%s: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
+          "the application thread both use MPI. Use an MPI library built with thread support.",
+          init, provided, MPI_THREAD_MULTIPLE);
   state_->rank = rank;
   state_->size = size;
   reports_.start(cfg, rank, size, &state_->stats);
@@ -133,25 +139,25 @@ void Runtime::start(int* argc, char*** argv) {
   unsigned long long agreed[2];
   MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   if (agreed[0] != cfg.region_size || ~agreed[1] != cfg.region_size)
-    fatal("jia_init: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value");
+    fatal("%s: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value", init);
 
   Status s = state_->node.init(MPI_COMM_WORLD, cfg.node_sharing);
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   s = state_->transport.init(MPI_COMM_WORLD, state_->node, cfg);
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   MPI_Comm_dup(MPI_COMM_WORLD, &user_comm_);
   MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
   s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size);
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   // A diff names its first word in 16 bits (protocol/diff.h): pages of more
   // than 65536 words would have their high words written at the wrong offset.
   if (state_->region.page_size() / 8 > 65536)
-    fatal("jia_init: the page size of %zu bytes is larger than the 512 KiB the diff format can address",
+    fatal("%s: the page size of %zu bytes is larger than the 512 KiB the diff format can address", init,
           state_->region.page_size());
   s = state_->pages.init(state_->region.num_pages());
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   s = state_->cache.init(cfg.cache_pages, state_->region.page_size());
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
 
   const bool node_shared = share_node_memory();
   const bool one_sided = open_one_sided(node_shared);
@@ -171,6 +177,7 @@ void Runtime::start(int* argc, char*** argv) {
   parts.cache = &st.cache;
   parts.stack = &st.stack;
   parts.stats = &st.stats.app;
+  parts.surface = st.surface;
   coherence_ = std::make_unique<Coherence>(parts);
   sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app);
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
@@ -220,9 +227,9 @@ bool Runtime::open_one_sided(bool node_shared) {
                            s.region.share_bytes());
   if (!st.ok()) {
     if (mode == FetchMode::kRma)
-      fatal("jia_init: SCOPEDSM_FETCH=rma, but one-sided access cannot be set up: %s; use SCOPEDSM_FETCH=auto or "
+      fatal("%s: SCOPEDSM_FETCH=rma, but one-sided access cannot be set up: %s; use SCOPEDSM_FETCH=auto or "
             "message",
-            st.message().c_str());
+            s.surface->init, st.message().c_str());
     SCOPEDSM_LOG(LogLevel::kInfo, "one-sided access cannot be set up (%s); pages of other nodes travel by message",
                  st.message().c_str());
     return false;
@@ -242,15 +249,16 @@ bool Runtime::on_region_fault(void* addr, Access access) {
   if (rt == nullptr) {
     auto a = reinterpret_cast<uintptr_t>(addr);
     if (a >= g_retired_base.load() && a < g_retired_end.load())
-      fatal("touched shared memory at %p after jia_exit/scopedsm_finalize; shared memory ends with the runtime", addr);
+      fatal("touched shared memory at %p %s; shared memory ends with the runtime", addr,
+            g_runtime->state().surface->after_finalize);
     return false;
   }
   RuntimeState& s = *rt->state_;
   if (!s.region.contains(addr)) return false;
   if (current_tid() != rt->app_tid_)
-    fatal("shared memory at %p was touched by thread %ld, which is not the thread that called jia_init (%ld); "
+    fatal("shared memory at %p was touched by thread %ld, which is not the thread that called %s (%ld); "
           "ScopeDSM supports one application thread per process",
-          addr, current_tid(), rt->app_tid_);
+          addr, current_tid(), s.surface->init, rt->app_tid_);
   const uint64_t page = s.region.page_of(addr);
   TraceSpan span(s.stats.app.trace, &s.stats.app.t_data_ns,
                  access == Access::kWrite ? TraceKind::kWriteFault : TraceKind::kReadFault, static_cast<uint32_t>(page));
@@ -258,7 +266,7 @@ bool Runtime::on_region_fault(void* addr, Access access) {
   return true;
 }
 
-void* Runtime::allocate(const char* call, const std::string& call_text, uint64_t bytes, const Placement& placement) {
+void* Runtime::allocate(ApiCall call, const std::string& call_text, uint64_t bytes, const Placement& placement) {
   RuntimeState& s = *state_;
   // Sizes, blocks and start ranks are checked before the rendezvous, so a
   // bad value is reported as the call the program made. Every process
@@ -275,7 +283,7 @@ void* Runtime::allocate(const char* call, const std::string& call_text, uint64_t
   const int size = s.size;
   coherence_->place_pages(layout.first_page, layout.pages, [&](uint64_t p) -> int32_t {
     return layout.first_touch ? kHomeUnknown : cyclic_home(layout, size, p);
-  }, call);
+  }, call.name);
   next_page_ = layout.first_page + layout.pages;
   s.pages.set_allocated(next_page_);
   // Phase 2: nobody touches the new pages before every home has set them up.
@@ -283,7 +291,7 @@ void* Runtime::allocate(const char* call, const std::string& call_text, uint64_t
   return s.region.app(layout.first_page);
 }
 
-void Runtime::prepare(const void* addr, size_t len, bool for_write, const char* call) {
+void Runtime::prepare(const void* addr, size_t len, bool for_write, ApiCall call) {
   RuntimeState& s = *state_;
   // Only the part inside the region is ours. Computing addr + len - 1 as a
   // pointer would wrap for a huge len, and a range running past the region
@@ -294,34 +302,35 @@ void Runtime::prepare(const void* addr, size_t len, bool for_write, const char* 
   if (span->count > s.pages.allocated() || span->first > s.pages.allocated() - span->count)
     fatal("%s(%p, %zu): the range reaches shared pages that are not allocated (allocated: %" PRIu64
           " pages from %p); prepare only allocated memory",
-          call, addr, len, s.pages.allocated(), static_cast<void*>(s.region.base()));
-  coherence_->prepare(span->first, span->count, for_write ? Access::kWrite : Access::kRead);
+          call.name, addr, len, s.pages.allocated(), static_cast<void*>(s.region.base()));
+  coherence_->prepare(span->first, span->count, for_write ? Access::kWrite : Access::kRead, call.name);
 }
 
-int Runtime::home_of(const void* addr, const char* call) {
+int Runtime::home_of(const void* addr, ApiCall call) {
   RuntimeState& s = *state_;
   if (!s.region.contains(addr) || s.region.page_of(addr) >= s.pages.allocated())
-    fatal("%s(%p): the address is not allocated shared memory", call, addr);
+    fatal("%s(%p): the address is not allocated shared memory", call.name, addr);
   return s.pages[s.region.page_of(addr)].home.load(std::memory_order_acquire);
 }
 
 double Runtime::seconds_since_init() const { return static_cast<double>(now_ns() - start_ns_) / 1e9; }
 
-void Runtime::finalize(const char* call) {
+void Runtime::finalize(ApiCall call) {
   RuntimeState& s = *state_;
   if (s.stack.depth() > 1)
-    fatal("%s: called while holding locks (%s); release every lock before exiting", call, s.stack.describe().c_str());
+    fatal("%s: called while holding locks (%s); release every lock before exiting", call.name,
+          s.stack.describe().c_str());
   // Leave nothing behind: every write reaches its home.
   coherence_->close_interval();
   coherence_->flush_diffs(-1);
 
   StatsRecord mine = s.stats.snapshot(s.rank, s.transport.sent(), s.transport.received());
-  auto records = sync_->collective(call, mine.serialize());
+  auto records = sync_->collective(call.name, mine.serialize());
   if (s.rank == 0) {
     std::vector<StatsRecord> all(records.size());
     for (size_t i = 0; i < records.size(); ++i)
       if (!StatsRecord::deserialize(records[i].data(), records[i].size(), &all[i]))
-        fatal("%s: malformed statistics record from rank %zu", call, i);
+        fatal("%s: malformed statistics record from rank %zu", call.name, i);
     reports_.write_statistics(all);
   }
 

@@ -119,10 +119,11 @@ void Service::check_stalls() {
   next_stall_check_ns_ = now + 100000000;  // ten times a second is plenty
   std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;
-  // Earlier than the waiters' own timeout, so the more precise report wins.
-  const auto limit = static_cast<uint64_t>(timeout_s_ * 0.8e9);
-  rendezvous_.check_stalls(now, limit);
-  locks_.check_stalls(now, limit);
+  // The waiters' own timeout comes Waiter::kWatchedGraceNs later, so the
+  // managers' more precise report ends the job.
+  const StallLimit stall{timeout_s_};
+  rendezvous_.check_stalls(now, stall);
+  locks_.check_stalls(now, stall);
 }
 
 void Service::run() {

@@ -48,9 +48,9 @@ class Service {
   // application thread while it waits (the service thread serves in run()).
   bool serve_pending();
 
-  // Reports synchronization that has stalled past most of SCOPEDSM_TIMEOUT
-  // (a barrier missing ranks, a lock never released), naming who is
-  // missing; the waiters themselves can only name whom they wait on.
+  // Reports synchronization that stalls (a barrier missing ranks, a lock
+  // never released), naming who is missing, which the waiters themselves
+  // cannot: a warning at 80% of SCOPEDSM_TIMEOUT, the fatal error at it.
   void check_stalls();
 
  private:

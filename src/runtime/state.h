@@ -17,6 +17,7 @@
 
 #include "common/config.h"
 #include "common/limits.h"
+#include "common/surface.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
@@ -32,6 +33,8 @@ namespace scopedsm {
 
 struct RuntimeState {
   Config config;
+  // The surface the program initialized through (common/surface.h).
+  const Surface* surface = &kCSurface;
   int rank = 0;
   int size = 1;
   NodeTopology node;
@@ -45,7 +48,7 @@ struct RuntimeState {
 
   // The parts the synchronization modules and the service work with.
   SyncParts sync_parts() {
-    return SyncParts{rank, size, config.test_faults, &transport, &pages};
+    return SyncParts{rank, size, config.test_faults, &transport, &pages, surface};
   }
 };
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/config.h"
+#include "common/surface.h"
 #include "memory/page_table.h"
 #include "protocol/messages.h"
 #include "transport/transport.h"
@@ -21,6 +22,9 @@ struct SyncParts {
   uint32_t test_faults = 0;  // TestFault bits (negative controls only)
   Transport* transport = nullptr;
   const PageTable* pages = nullptr;
+  // The process's surface: the rendezvous manager names the calls of other
+  // processes in its words (an SPMD program makes the same calls everywhere).
+  const Surface* surface = &kCSurface;
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages->allocated(), size}; }

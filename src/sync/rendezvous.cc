@@ -12,33 +12,42 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
     call_ = call;
     first_rank_ = rank;
     first_arrival_ns_ = now_ns();
+    warned_ = false;
     arrived_from_.assign(static_cast<size_t>(p_.size), false);
     blobs_.assign(static_cast<size_t>(p_.size), {});
   } else if (kind != kind_ || call != call_) {
     fatal("mismatched collective calls: rank %d called %s but rank %d called %s; every process must make the same "
-          "collective calls (barriers, allocations, jia_wait, jia_exit) in the same order with the same arguments",
-          first_rank_, call_.c_str(), rank, call.c_str());
+          "collective calls (%s, allocations, %s, %s) in the same order with the same arguments",
+          first_rank_, call_.c_str(), rank, call.c_str(), p_.surface->barrier, p_.surface->wait, p_.surface->finalize);
   }
   arrived_from_[static_cast<size_t>(rank)] = true;
   ++arrived_;
 }
 
-void RendezvousManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
-  if (arrived_ == 0 || now - first_arrival_ns_ < limit_ns) return;
+void RendezvousManager::check_stalls(uint64_t now, const StallLimit& stall) {
+  if (arrived_ == 0) return;
+  const StallLimit::Verdict v = stall.judge(now - first_arrival_ns_, &warned_);
+  if (v == StallLimit::kQuiet) return;
   std::string missing, present;
   for (int r = 0; r < p_.size; ++r) {
     std::string& list = arrived_from_[static_cast<size_t>(r)] ? present : missing;
     if (!list.empty()) list += ", ";
     list += std::to_string(r);
   }
-  fatal("timed out: %s has waited %.1f s for rank%s %s (arrived: %s); are those processes alive and making the same "
-        "collective calls?",
-        call_.c_str(), static_cast<double>(now - first_arrival_ns_) / 1e9, missing.find(',') == std::string::npos ? "" : "s",
-        missing.c_str(), present.c_str());
+  const std::string waited = stall.waited(now - first_arrival_ns_, v);
+  const char* plural = missing.find(',') == std::string::npos ? "" : "s";
+  if (v == StallLimit::kWarn) {
+    SCOPEDSM_LOG(LogLevel::kWarn, "%s %s for rank%s %s (arrived: %s); %s unless %s", call_.c_str(), waited.c_str(),
+                 plural, missing.c_str(), present.c_str(), stall.ends().c_str(),
+                 *plural ? "they arrive" : "it arrives");
+    return;
+  }
+  fatal("timed out: %s %s for rank%s %s (arrived: %s); are those processes alive and making the same collective calls?",
+        call_.c_str(), waited.c_str(), plural, missing.c_str(), present.c_str());
 }
 
 void RendezvousManager::on(const Incoming& in, const BarrierMsg& msg) {
-  arrive(in.source, RendezvousKind::kBarrier, "jia_barrier");
+  arrive(in.source, RendezvousKind::kBarrier, p_.surface->barrier);
   if (msg.epoch != barrier_epoch_)
     fatal("protocol error: rank %d arrived at barrier %u while the job is at barrier %u", in.source, msg.epoch,
           barrier_epoch_);
@@ -47,7 +56,7 @@ void RendezvousManager::on(const Incoming& in, const BarrierMsg& msg) {
 }
 
 void RendezvousManager::on(const Incoming& in, const WaitMsg&) {
-  arrive(in.source, RendezvousKind::kWait, "jia_wait");
+  arrive(in.source, RendezvousKind::kWait, p_.surface->wait);
   if (arrived_ == p_.size) complete();
 }
 

@@ -18,6 +18,7 @@
 
 #include "protocol/notices.h"
 #include "sync/parts.h"
+#include "sync/stall.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -32,9 +33,10 @@ class RendezvousManager {
   void on(const Incoming& in, const BarrierMsg& msg);
   void on(const Incoming& in, const WaitMsg& msg);
   void on(const Incoming& in, CollectiveMsg&& msg);  // keeps the payload
-  // Reports (and ends the job) when a rendezvous has been incomplete for
-  // longer than `limit_ns`, naming the ranks that have not arrived.
-  void check_stalls(uint64_t now, uint64_t limit_ns) const;
+  // Reports a rendezvous incomplete for long, naming the ranks that have
+  // not arrived: once as a warning at 80% of `stall.limit_s`, then as the
+  // fatal error that ends the job at the limit (sync/stall.h).
+  void check_stalls(uint64_t now, const StallLimit& stall);
 
  private:
   void arrive(int rank, RendezvousKind kind, const std::string& call);
@@ -46,6 +48,7 @@ class RendezvousManager {
   std::string call_;        // what the first arrival called
   int first_rank_ = -1;
   uint64_t first_arrival_ns_ = 0;
+  bool warned_ = false;  // this rendezvous's stall has been warned about
   std::vector<bool> arrived_from_;
   uint32_t barrier_epoch_ = 0;
   NoticeMerge merge_;

@@ -17,9 +17,10 @@ static_assert(Maxcondvs == kMaxCondvars, "include/jia.h's Maxcondvs differs from
 namespace {
 
 // Waits for the reply of type `expected` from `from` and decodes it.
+// `watched`: a manager reports the wait if it stalls (Service::check_stalls).
 template <typename M>
-M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what) {
-  Incoming in = p.transport->await_reply(expected, from, what);
+M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what, bool watched) {
+  Incoming in = p.transport->await_reply(expected, from, what, watched);
   M msg;
   Status st = decode_message(in.bytes, p.limits(), &msg);
   if (!st.ok()) fatal("protocol error: malformed %s from rank %d: %s", msg_type_name(expected), in.source, st.message().c_str());
@@ -38,21 +39,23 @@ std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writ
 SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats)
     : p_(parts), c_(coherence), stack_(stack), stats_(stats), seen_(kMaxLocks, 0) {}
 
-void SyncClient::check_lock_id(const char* call, int lock) const {
+void SyncClient::check_lock_id(ApiCall call, int lock) const {
   if (lock < 0 || lock >= kMaxLocks)
-    fatal("%s(%d): lock id out of range; valid ids are 0 to %d (Maxlocks - 1)", call, lock, kMaxLocks - 1);
+    fatal("%s(%d): lock id out of range; valid ids are 0 to %d (%s - 1)", call.name, lock, kMaxLocks - 1,
+          call.surface->lock_limit);
 }
 
-void SyncClient::check_cv_id(const char* call, int cv) const {
+void SyncClient::check_cv_id(ApiCall call, int cv) const {
   if (cv < 0 || cv >= kMaxCondvars)
-    fatal("%s(%d): condition variable out of range; valid ids are 0 to %d (Maxcondvs - 1)", call, cv, kMaxCondvars - 1);
+    fatal("%s(%d): condition variable out of range; valid ids are 0 to %d (%s - 1)", call.name, cv, kMaxCondvars - 1,
+          call.surface->cv_limit);
 }
 
-void SyncClient::lock(const char* call, int lock) {
+void SyncClient::lock(ApiCall call, int lock) {
   check_lock_id(call, lock);
   if (stack_->holds(lock))
-    fatal("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call, lock, lock,
-          stack_->describe().c_str());
+    fatal("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call.name, lock,
+          lock, stack_->describe().c_str());
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kLock, static_cast<uint32_t>(lock));
   ++stats_->locks;
   c_->close_interval();
@@ -60,21 +63,22 @@ void SyncClient::lock(const char* call, int lock) {
   Transport& t = *p_.transport;
   AcquireMsg req{static_cast<uint32_t>(lock), c_->epoch(), seen_[static_cast<size_t>(lock)]};
   t.send(home, kTagRequest, encode(req, t.next_seq()));
-  auto grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, home, "a lock grant (ACQGRANT)");
+  const std::string what = "lock " + std::to_string(lock) + " (ACQGRANT)";
+  auto grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, home, what.c_str(), true);
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
   seen_[static_cast<size_t>(lock)] = grant.version;
   c_->invalidate(grant.notices);
   stack_->push(lock);
 }
 
-void SyncClient::unlock(const char* call, int lock) {
+void SyncClient::unlock(ApiCall call, int lock) {
   check_lock_id(call, lock);
   if (!stack_->holds(lock))
-    fatal("%s(%d): this process does not hold lock %d (%s); unlock only locks you acquired", call, lock, lock,
+    fatal("%s(%d): this process does not hold lock %d (%s); unlock only locks you acquired", call.name, lock, lock,
           stack_->describe().c_str());
   if (stack_->top_lock() != lock)
     fatal("%s(%d): lock %d is not the innermost lock held (%s); release locks in the reverse order of acquiring them",
-          call, lock, lock, stack_->describe().c_str());
+          call.name, lock, lock, stack_->describe().c_str());
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kUnlock, static_cast<uint32_t>(lock));
   ++stats_->unlocks;
   c_->close_interval();
@@ -87,23 +91,24 @@ void SyncClient::unlock(const char* call, int lock) {
   stack_->pop();
 }
 
-void SyncClient::barrier(const char* call) {
+void SyncClient::barrier(ApiCall call) {
   if (stack_->depth() > 1)
-    fatal("%s: called inside a critical section (%s); a barrier cannot be used between jia_lock and jia_unlock (use "
-          "jia_wait there, which has no coherence actions)",
-          call, stack_->describe().c_str());
+    fatal("%s: called inside a critical section (%s); a barrier cannot be used %s (use %s there, which has no "
+          "coherence actions)",
+          call.name, stack_->describe().c_str(), call.surface->critical_section, call.surface->wait);
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kBarrier, c_->epoch());
   ++stats_->barriers;
   c_->close_interval();
   c_->flush_diffs(0);
   Transport& t = *p_.transport;
   t.send(0, kTagRequest, encode(BarrierMsg{c_->epoch(), as_notices(stack_->take_bottom(), p_.rank)}, t.next_seq()));
-  auto grant = await_decoded<BarrierGrantMsg>(p_, MsgType::kBarrierGrant, 0, "the other processes at the barrier (BARRGRANT)");
+  auto grant = await_decoded<BarrierGrantMsg>(p_, MsgType::kBarrierGrant, 0,
+                                              "the other processes at the barrier (BARRGRANT)", true);
   if (grant.epoch != c_->epoch()) fatal("protocol error: BARRGRANT for barrier %u while at barrier %u", grant.epoch, c_->epoch());
   c_->finish_barrier(grant.notices);
 }
 
-void SyncClient::wait(const char*) {
+void SyncClient::wait(ApiCall call) {
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kWait);
   ++stats_->waits;
   Transport& t = *p_.transport;
@@ -111,7 +116,8 @@ void SyncClient::wait(const char*) {
   // resets) take effect before anything the others do after the rendezvous.
   t.acks().wait_except(0);
   t.send(0, kTagRequest, encode(WaitMsg{}, t.next_seq()));
-  t.await_reply(MsgType::kWaitGrant, 0, "the other processes at jia_wait (WAITGRANT)");
+  const std::string what = std::string("the other processes at ") + call.name + " (WAITGRANT)";
+  t.await_reply(MsgType::kWaitGrant, 0, what.c_str(), true);
 }
 
 void SyncClient::release_to_cv(int cv) {
@@ -124,14 +130,14 @@ void SyncClient::release_to_cv(int cv) {
   t.acks().expect(home);  // ACK, waited for at our next release
 }
 
-void SyncClient::cv_set(const char* call, int cv) {
+void SyncClient::cv_set(ApiCall call, int cv) {
   check_cv_id(call, cv);
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvSet, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
   release_to_cv(cv);
 }
 
-void SyncClient::cv_reset(const char* call, int cv) {
+void SyncClient::cv_reset(ApiCall call, int cv) {
   check_cv_id(call, cv);
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvReset, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
@@ -141,7 +147,7 @@ void SyncClient::cv_reset(const char* call, int cv) {
   t.acks().expect(home);  // ACK, waited for at our next release
 }
 
-void SyncClient::cv_wait(const char* call, int cv) {
+void SyncClient::cv_wait(ApiCall call, int cv) {
   check_cv_id(call, cv);
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvWait, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
@@ -149,7 +155,7 @@ void SyncClient::cv_wait(const char* call, int cv) {
   const int home = CondvarManager::home_of(cv, p_.size);
   Transport& t = *p_.transport;
   t.send(home, kTagRequest, encode(CvWaitMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
-  auto grant = await_decoded<CvGrantMsg>(p_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)");
+  auto grant = await_decoded<CvGrantMsg>(p_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)", false);
   if (grant.cv != static_cast<uint32_t>(cv)) fatal("protocol error: CVGRANT for %u while waiting on %d", grant.cv, cv);
   c_->invalidate(grant.notices);
 }
@@ -159,7 +165,7 @@ std::vector<std::vector<std::byte>> SyncClient::collective(const std::string& de
   Transport& t = *p_.transport;
   t.send(0, kTagRequest, encode(CollectiveMsg{description, blob}, t.next_seq()));
   auto done = await_decoded<CollectiveDoneMsg>(p_, MsgType::kCollectiveDone, 0,
-                                              "the other processes at a collective call (COLLGRANT)");
+                                              "the other processes at a collective call (COLLGRANT)", true);
   return std::move(done.blobs);
 }
 

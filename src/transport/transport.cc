@@ -28,7 +28,7 @@ Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& c
   waiter_.configure(tuning);
   acks_.init(size_, [this](const char* what) {
     MsgType type;
-    Incoming in = next_reply(what, -1, &type);
+    Incoming in = next_reply(what, -1, &type, false);
     return AckLedger::Reply{type, in.source};
   });
   delay_.configure(config.test_delay_us);
@@ -99,9 +99,9 @@ void Transport::wait_request(MPI_Request* request, const char* what, int from, M
       what, from);
 }
 
-Incoming Transport::next_reply(const char* what, int from, MsgType* type) {
+Incoming Transport::next_reply(const char* what, int from, MsgType* type, bool watched) {
   Incoming in;
-  wait_until(WakeRole::kApp, [&] { return try_receive(kTagReply, &in); }, what, from);
+  wait_until(WakeRole::kApp, [&] { return try_receive(kTagReply, &in); }, what, from, watched);
   Reader r(in.bytes.data(), in.bytes.size());
   Status s = r.open(type);
   if (!s.ok())
@@ -110,13 +110,13 @@ Incoming Transport::next_reply(const char* what, int from, MsgType* type) {
   return in;
 }
 
-Incoming Transport::await_reply(MsgType expected, int from, const char* what) {
+Incoming Transport::await_reply(MsgType expected, int from, const char* what, bool watched) {
   if (AckLedger::is_ack(expected))
     fatal("internal error: awaiting %s; acknowledgements are collected by the ledger (AckLedger::wait_except)",
           msg_type_name(expected));
   for (;;) {
     MsgType type;
-    Incoming in = next_reply(what, from, &type);
+    Incoming in = next_reply(what, from, &type, watched);
     if (acks_.absorb(type, in.source)) continue;
     if (type != expected || (from >= 0 && in.source != from))
       fatal("protocol error: waiting for %s from rank %d but received %s from rank %d", msg_type_name(expected), from,
