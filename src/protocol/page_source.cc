@@ -54,16 +54,23 @@ void RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, 
   MPI_Request reqs[2];
   windows_->get_share(words, sizeof(uint32_t) * count, home, HomeShare::word_offset(first), &reqs[0]);
   windows_->get_page(dst, ps * count, home, first * ps, &reqs[1]);
-  t_->wait_request(&reqs[0], "a one-sided read of pages' records (MPI_Rget)", home);
-  t_->wait_request(&reqs[1], "a one-sided read of pages (MPI_Rget)", home);
+  t_->poll_request(&reqs[0], "a one-sided read of pages' records (MPI_Rget)", home);
+  t_->poll_request(&reqs[1], "a one-sided read of pages (MPI_Rget)", home);
+  // Pages the home does not trap would go unrecorded: fetch them the
+  // recorded way, each stretch of them with one message; the home traps
+  // them from then on.
   uint32_t kept = count;
-  for (uint32_t i = 0; i < count; ++i) {
-    if ((words[i] & kShareUntrapped) == 0 || skip_share_check_) continue;
-    // The home writes this page without trapping: our copy would go
-    // unrecorded. Fetch it the recorded way; the home traps it from then on.
-    ++fallbacks_;
-    --kept;
-    fallback_->fetch(first + i, 1, home, epoch, dst + i * ps);
+  for (uint32_t i = 0; i < count;) {
+    if ((words[i] & kShareUntrapped) == 0 || skip_share_check_) {
+      ++i;
+      continue;
+    }
+    uint32_t j = i + 1;
+    while (j < count && (words[j] & kShareUntrapped) != 0) ++j;
+    fallbacks_ += j - i;
+    kept -= j - i;
+    fallback_->fetch(first + i, j - i, home, epoch, dst + i * ps);
+    i = j;
   }
   t_->traffic().count_received_page(ps * kept);
 }

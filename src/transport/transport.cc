@@ -88,6 +88,16 @@ bool Transport::try_receive(Tag tag, Incoming* out) {
   return true;
 }
 
+void Transport::poll_request(MPI_Request* request, const char* what, int from) {
+  waiter_.poll_until(
+      [request] {
+        int done = 0;
+        MPI_Test(request, &done, MPI_STATUS_IGNORE);
+        return done != 0;
+      },
+      what, from);
+}
+
 void Transport::wait_request(MPI_Request* request, const char* what, int from, MPI_Status* status) {
   wait_until(
       WakeRole::kApp,

@@ -98,6 +98,9 @@ class Transport {
   }
   // Waits (as wait_until) for an MPI request of ours to complete.
   void wait_request(MPI_Request* request, const char* what, int from, MPI_Status* status = MPI_STATUS_IGNORE);
+  // Completes a one-sided request by polling MPI without sleeping
+  // (Waiter::poll_until): its data moves during our own progress calls.
+  void poll_request(MPI_Request* request, const char* what, int from);
 
   // Application thread only: waits for the next reply, which must be of
   // type `expected` from `from` (-1: any rank). A different reply means the

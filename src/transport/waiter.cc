@@ -35,6 +35,17 @@ std::string format(const char* fmt, ...) {
 
 }  // namespace
 
+void Waiter::poll_until(const std::function<bool()>& done, const char* what, int from) {
+  if (done()) return;
+  const uint64_t deadline =
+      tuning_.timeout_s > 0 ? now_ns() + static_cast<uint64_t>(tuning_.timeout_s * 1e9) : UINT64_MAX;
+  for (uint64_t polls = 1;; ++polls) {
+    if (done()) return;
+    if (polls % 1024 == 0 && now_ns() >= deadline) fatal("%s", timeout_report(what, from).c_str());
+    cpu_relax();
+  }
+}
+
 void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from, bool watched) {
   if (done()) return;
   const bool app = role == WakeRole::kApp;

@@ -65,6 +65,10 @@ class Waiter {
 
   // The text a timed-out wait reports.
   std::string timeout_report(const char* what, int from, bool watched = false) const;
+  // Polls `done` without ever sleeping, until it returns true or the
+  // timeout (then the same report): for work that only this thread's own
+  // polling completes, such as a one-sided read, which no wake-up announces.
+  void poll_until(const std::function<bool()>& done, const char* what, int from);
 
   // True while the application thread polls inside wait_until (not while
   // it sleeps there): it serves requests itself then, so the service thread
