@@ -51,7 +51,8 @@ fi
 
 # name | processes (0: no launcher) | program and arguments. A name ending
 # in _off runs with SCOPEDSM_NODE_SHARING=off (every process a node of its
-# own: the cross-node path).
+# own: the cross-node path); one ending in _traced with SCOPEDSM_TRACE set
+# (its median beside the untraced run's is the cost of tracing).
 runs=(
   "read_fault|2|read_fault ${sizes[*]}"
   "read_fault_home_busy|2|read_fault --home-busy ${sizes[*]}"
@@ -71,10 +72,15 @@ runs=(
   "idle_wait|2|idle_wait ${idle[*]}"
   "cache_replacement_reuse|2|cache_replacement --pattern=reuse ${sizes[*]}"
   "cache_replacement_cyclic|2|cache_replacement --pattern=cyclic ${sizes[*]}"
+  "read_fault_traced|2|read_fault ${sizes[*]}"
+  "write_fault_release_traced|2|write_fault_release ${sizes[*]}"
+  "lock_uncontended_traced|2|lock_uncontended ${sizes[*]}"
+  "barrier_np2_traced|2|barrier ${sizes[*]}"
 )
 
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+trace=$(mktemp --suffix=.json)
+trap 'rm -f "$tmp" "$trace"' EXIT
 failed=0
 entries=()
 for run in "${runs[@]}"; do
@@ -84,11 +90,14 @@ for run in "${runs[@]}"; do
   if [ "$np" -gt 0 ]; then argv=("${mpirun[@]}" -n "$np" "${argv[@]}"); fi
   sharing=on
   case "$name" in *_off) sharing=off ;; esac
+  traced=false
+  env=(env -u SCOPEDSM_TRACE)
+  case "$name" in *_traced) traced=true; env=(env "SCOPEDSM_TRACE=$trace") ;; esac
   load=$(cut -d' ' -f1 /proc/loadavg)
-  echo "== $name (load $load, node sharing $sharing): ${argv[*]}" >&2
-  if SCOPEDSM_NODE_SHARING=$sharing "${argv[@]}" >"$tmp" && [ -s "$tmp" ]; then
+  echo "== $name (load $load, node sharing $sharing, traced $traced): ${argv[*]}" >&2
+  if "${env[@]}" SCOPEDSM_NODE_SHARING=$sharing "${argv[@]}" >"$tmp" && [ -s "$tmp" ]; then
     line=$(head -n1 "$tmp")
-    entries+=("{\"run\":\"$name\",\"node_sharing\":\"$sharing\",\"commit\":\"$commit\",\"loadavg\":$load,${line#\{}")
+    entries+=("{\"run\":\"$name\",\"node_sharing\":\"$sharing\",\"traced\":$traced,\"commit\":\"$commit\",\"loadavg\":$load,${line#\{}")
   else
     failed=1
     entries+=("{\"bench\":\"$name\",\"commit\":\"$commit\",\"loadavg\":$load,\"error\":\"failed; see stderr\"}")

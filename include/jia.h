@@ -53,9 +53,12 @@ void jia_exit(void);
  *   jia_alloc1(size)        = jia_alloc3(size, size, 0): all homed on 0
  *   jia_alloc(size)         = jia_alloc3(size, size, s) where s is 0 on the
  *                             first call and advances by one on each call.
+ * So jia_alloc, jia_alloc1 and jia_alloc2p put a whole allocation on one
+ * process, unlike scopedsm_alloc, which deals its pages one by one.
  * With SCOPEDSM_HOME_POLICY=first-touch, jia_alloc/jia_alloc1 place each page
  * at the process that touches it first; explicit placement calls are then an
- * error. */
+ * error. docs/ALLOCATION.md compares every allocation call and says when to
+ * use which. */
 unsigned long jia_alloc3(int size, int block, int starthost);
 unsigned long jia_alloc2(int size, int block);
 unsigned long jia_alloc2p(int size, int proc);

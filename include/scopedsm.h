@@ -41,23 +41,35 @@ int scopedsm_num_condvars(void);
 
 /* Collective allocation. Every process calls with the same arguments in the
  * same order and receives the same address; a mismatch is reported. Memory
- * is zero-filled. Sizes and blocks are rounded up to whole pages. A size of
- * zero, a size or block that does not round up to whole pages in 64 bits
- * (such as a negative number converted to size_t), a size beyond what is
+ * is zero-filled. Each allocation starts on a fresh page. Sizes and blocks
+ * are rounded up to whole pages. Where the homes of the pages go (N
+ * processes, page p of the allocation; docs/ALLOCATION.md has the table for
+ * every call of every surface, and when to use which):
+ *   scopedsm_alloc              rank p mod N: page by page from rank 0, in
+ *                               every allocation afresh; first touch under
+ *                               SCOPEDSM_HOME_POLICY=first-touch
+ *   scopedsm_alloc_cyclic       blocks of `block` bytes dealt round-robin from
+ *                               start_rank, whatever SCOPEDSM_HOME_POLICY says
+ *   scopedsm_alloc_first_touch  the first process to touch each page
+ * A size of zero, a size or block that does not round up to whole pages in
+ * 64 bits (such as a negative number converted to size_t), a size beyond what is
  * left of the shared region (SCOPEDSM_REGION_SIZE) or past its first 2^32
  * pages, and a start rank that is not a rank are fatal errors naming the
  * call; a block larger than the size puts the whole allocation at
  * start_rank. */
+/* Names of the three placements above (no call takes one as an argument). */
 typedef enum {
-  SCOPEDSM_HOME_DEFAULT = 0,     /* as SCOPEDSM_HOME_POLICY says (cyclic) */
-  SCOPEDSM_HOME_CYCLIC = 1,      /* blocks of `block` bytes from `start` */
-  SCOPEDSM_HOME_FIRST_TOUCH = 2  /* each page homed where first touched */
+  SCOPEDSM_HOME_DEFAULT = 0,     /* scopedsm_alloc: page-cyclic from rank 0, or first touch by SCOPEDSM_HOME_POLICY */
+  SCOPEDSM_HOME_CYCLIC = 1,      /* scopedsm_alloc_cyclic: blocks of `block` bytes from start_rank */
+  SCOPEDSM_HOME_FIRST_TOUCH = 2  /* scopedsm_alloc_first_touch: each page homed where first touched */
 } scopedsm_home_policy;
 void *scopedsm_alloc(size_t size);
 void *scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank);
 void *scopedsm_alloc_first_touch(size_t size);
-/* The rank that is the home of the page holding addr, or -1 if the page has
- * no home yet (first-touch, untouched). addr must be allocated shared memory. */
+/* The rank that is the home of the page holding addr, or -1 if this process
+ * does not know it yet: a first-touch page that nobody has touched, or that
+ * only other processes have touched and this one has not accessed since.
+ * addr must be allocated shared memory. */
 int scopedsm_home_of(const void *addr);
 /* Non-zero if addr lies in the shared region (allocated or not). */
 int scopedsm_is_shared(const void *addr);

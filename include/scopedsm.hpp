@@ -10,7 +10,9 @@
 //     scopedsm::barrier();
 //   }
 //
-// Semantics are those of the C API (docs/MEMORY_MODEL.md).
+// Semantics are those of the C API (docs/MEMORY_MODEL.md). Errors name the
+// C++ calls the program made (scopedsm::barrier, scopedsm::LockGuard,
+// alloc_array<T>); calls of the C API made from C++ are named as C calls.
 #pragma once
 
 #include <cstddef>
@@ -21,26 +23,46 @@
 
 #include "scopedsm.h"
 
+// The C++ API's entry points into libscopedsm: the C API's operations under
+// the C++ names, for its errors. Not for programs: call the functions below.
+extern "C" {
+void scopedsm_cxx_init(int* argc, char*** argv);
+void scopedsm_cxx_finalize(void);
+int scopedsm_cxx_rank(void);
+int scopedsm_cxx_size(void);
+double scopedsm_cxx_time(void);
+void scopedsm_cxx_barrier(void);
+void scopedsm_cxx_wait(void);
+void scopedsm_cxx_lock(int id);
+void scopedsm_cxx_unlock(int id);
+// `bytes` for `count` objects of the type named by the first `type_length`
+// characters of `type`; placement is a scopedsm_home_policy.
+void* scopedsm_cxx_alloc(std::size_t bytes, std::size_t count, const char* type, int type_length, int placement,
+                         std::size_t block_bytes, int start_rank);
+}
+
 namespace scopedsm {
 
 // Initializes ScopeDSM for its lifetime; finalizes when destroyed.
 class Runtime {
  public:
-  Runtime(int& argc, char**& argv) { scopedsm_init(&argc, &argv); }
+  Runtime(int& argc, char**& argv) { scopedsm_cxx_init(&argc, &argv); }
   ~Runtime() {
-    if (scopedsm_initialized()) scopedsm_finalize();
+    if (scopedsm_initialized()) scopedsm_cxx_finalize();
   }
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 };
 
-inline int rank() { return scopedsm_rank(); }
-inline int size() { return scopedsm_size(); }
-inline void barrier() { scopedsm_barrier(); }
-inline void wait() { scopedsm_wait(); }
-inline double time() { return scopedsm_time(); }
+inline int rank() { return scopedsm_cxx_rank(); }
+inline int size() { return scopedsm_cxx_size(); }
+inline void barrier() { scopedsm_cxx_barrier(); }
+inline void wait() { scopedsm_cxx_wait(); }
+inline double time() { return scopedsm_cxx_time(); }
+// Number of lock ids: valid ids are [0, num_locks()).
+inline int num_locks() { return scopedsm_num_locks(); }
 
-// How the homes of an allocation are placed.
+// How the homes of an allocation are placed (see alloc_array below).
 struct Cyclic {
   std::size_t block_bytes;
   int start_rank = 0;
@@ -97,6 +119,16 @@ inline std::size_t checked_array_bytes(std::size_t n, std::size_t elem_size, con
                  length, name, n, elem_size, static_cast<std::ptrdiff_t>(PTRDIFF_MAX));
 }
 
+// Allocates the array, the call named as alloc_array<T>(n, ...) in errors.
+inline void* alloc_array_bytes(std::size_t count, std::size_t elem_size, const char* signature, int placement,
+                               std::size_t block_bytes, int start_rank) {
+  const std::size_t bytes = checked_array_bytes(count, elem_size, signature);
+  const char* type = nullptr;
+  int length = 0;
+  type_in_signature(signature, &type, &length);
+  return scopedsm_cxx_alloc(bytes, count, type, length, placement, block_bytes, start_rank);
+}
+
 }  // namespace detail
 
 #if defined(__GNUC__)
@@ -109,22 +141,28 @@ inline std::size_t checked_array_bytes(std::size_t n, std::size_t elem_size, con
 // trivially copyable: its bytes move between processes. A count whose bytes
 // overflow, or a negative count converted to size_t, is a fatal error naming
 // alloc_array<T>(n), reported before anything is allocated.
+// Placement (docs/ALLOCATION.md): alloc_array<T>(n) and alloc_one<T>() are
+// scopedsm_alloc (page-cyclic from rank 0 in every allocation, or first
+// touch under SCOPEDSM_HOME_POLICY=first-touch); with Cyclic{block_bytes,
+// start_rank}, scopedsm_alloc_cyclic; with FirstTouch{},
+// scopedsm_alloc_first_touch. Each allocation takes whole pages.
 template <typename T>
 T* alloc_array(std::size_t count) {
   static_assert(std::is_trivially_copyable_v<T>, "shared objects must be trivially copyable");
-  return static_cast<T*>(scopedsm_alloc(detail::checked_array_bytes(count, sizeof(T), SCOPEDSM_SIGNATURE_)));
+  return static_cast<T*>(
+      detail::alloc_array_bytes(count, sizeof(T), SCOPEDSM_SIGNATURE_, SCOPEDSM_HOME_DEFAULT, 0, 0));
 }
 template <typename T>
 T* alloc_array(std::size_t count, Cyclic placement) {
   static_assert(std::is_trivially_copyable_v<T>, "shared objects must be trivially copyable");
-  return static_cast<T*>(scopedsm_alloc_cyclic(detail::checked_array_bytes(count, sizeof(T), SCOPEDSM_SIGNATURE_),
-                                               placement.block_bytes, placement.start_rank));
+  return static_cast<T*>(detail::alloc_array_bytes(count, sizeof(T), SCOPEDSM_SIGNATURE_, SCOPEDSM_HOME_CYCLIC,
+                                                   placement.block_bytes, placement.start_rank));
 }
 template <typename T>
 T* alloc_array(std::size_t count, FirstTouch) {
   static_assert(std::is_trivially_copyable_v<T>, "shared objects must be trivially copyable");
-  const std::size_t bytes = detail::checked_array_bytes(count, sizeof(T), SCOPEDSM_SIGNATURE_);
-  return static_cast<T*>(scopedsm_alloc_first_touch(bytes));
+  return static_cast<T*>(
+      detail::alloc_array_bytes(count, sizeof(T), SCOPEDSM_SIGNATURE_, SCOPEDSM_HOME_FIRST_TOUCH, 0, 0));
 }
 #undef SCOPEDSM_SIGNATURE_
 
@@ -137,8 +175,8 @@ T* alloc_one() {
 // Holds lock `id` for its lifetime.
 class LockGuard {
  public:
-  explicit LockGuard(int id) : id_(id) { scopedsm_lock(id_); }
-  ~LockGuard() { scopedsm_unlock(id_); }
+  explicit LockGuard(int id) : id_(id) { scopedsm_cxx_lock(id_); }
+  ~LockGuard() { scopedsm_cxx_unlock(id_); }
   LockGuard(const LockGuard&) = delete;
   LockGuard& operator=(const LockGuard&) = delete;
 

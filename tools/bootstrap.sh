@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing ScopeDSM needs, on Debian or Ubuntu, if
-# it is missing: a C/C++ compiler, CMake, Ninja, Open MPI, GoogleTest,
-# Python 3 with matplotlib (reports), and clang (fuzzing). Safe to re-run.
+# it is missing: a C/C++ compiler, CMake, Ninja, Open MPI, GoogleTest, nlohmann-json,
+# Python 3 with matplotlib (reports), clang (fuzzing), make and pkg-config
+# (the external-project test). Safe to re-run.
 set -euo pipefail
 
 need=()
@@ -10,11 +11,15 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v mpicc >/dev/null 2>&1 || need+=(openmpi-bin libopenmpi-dev)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev googletest)
+[ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # (checked with dpkg: a python3 earlier on PATH may not see Debian's modules)
 python3 -c 'import matplotlib' >/dev/null 2>&1 || dpkg -s python3-matplotlib >/dev/null 2>&1 || need+=(python3-matplotlib)
 command -v clang >/dev/null 2>&1 || need+=(clang libclang-rt-14-dev)
 command -v git >/dev/null 2>&1 || need+=(git)
+# (the external-project test builds with make and pkg-config against an installation)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkgconf)
 
 if ((${#need[@]})); then
   sudo=""

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds ScopeDSM and runs its test suite (unit tests, multi-process tests at
 # 1, 2 and 4 processes, misuse death tests, memory-model, differential and
-# failure tests, applications at test size, tools and benchmark smoke tests).
+# failure tests, applications at test size, tools and benchmark smoke tests,
+# and a project outside the tree built against an installation: label install).
 #
 #   tools/test.sh              Open MPI build, warnings as errors
 #   tools/test.sh --sanitize   the same suite built with ASan and UBSan
@@ -38,7 +39,7 @@ case "$mode" in
     fi
     flags+=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich
             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
-    labels="unit|mpi|death|model|apps"
+    labels="unit|mpi|death|model|apps|install"
     off_labels="mpi|model"
     ;;
   *) echo "usage: tools/test.sh [--sanitize|--mpich]" >&2; exit 2 ;;

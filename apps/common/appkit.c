@@ -93,3 +93,10 @@ long appkit_band_offset(long row, long rows, long row_bytes, int procs, long pag
   long br = appkit_band_rows(rows, procs);
   return (row / br) * appkit_band_bytes(rows, row_bytes, procs, page) + (row % br) * row_bytes;
 }
+
+int appkit_homes(const char *value, const char *app) {
+  if (value == NULL || strcmp(value, "band") == 0) return 0;
+  if (strcmp(value, "0") == 0) return 1;
+  fprintf(stderr, "%s: -p must be 'band' or '0', not '%s'\n", app, value);
+  exit(2);
+}

@@ -38,6 +38,10 @@ void appkit_opts(int argc, char **argv, const char *letters, const char **values
  * `dflt`. Accepts a plain decimal number or 2^k. */
 long appkit_long(const char *value, char opt, long dflt, long min, long max);
 double appkit_double(const char *value, char opt, double dflt, double min, double max);
+/* The -p option of the banded apps: NULL or "band" -> 0 (each band homed at
+   its process), "0" -> 1 (everything at rank 0, a naive first port). Any
+   other value ends the program with a message naming `app`. */
+int appkit_homes(const char *value, const char *app);
 
 /* Deterministic pseudo-random numbers from an index: the same key gives the
  * same value in every process and every build. */

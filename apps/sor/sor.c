@@ -12,6 +12,10 @@
  * iteration (after the red and after the black half-sweep) make them
  * visible.
  *
+ * With -p 0 (a naive first port) the whole grid is homed at rank 0, which
+ * initializes it; every other process's writes then travel home as diffs
+ * and its reads as fetches.
+ *
  * Verification: rank 0 recomputes the same iterations sequentially in
  * private memory and compares every point. The arithmetic is identical, so
  * the grids must agree to within 1e-12 (in practice bit for bit).
@@ -24,9 +28,10 @@
 #include "sor_kernel.h"
 
 static const char usage[] =
-    "usage: sor [-n size] [-i iterations]\n"
+    "usage: sor [-n size] [-i iterations] [-p homes]\n"
     "  -n  interior points per side, even (default 256; benchmark 2048)\n"
-    "  -i  iterations (default 10; benchmark 100)\n";
+    "  -i  iterations (default 10; benchmark 100)\n"
+    "  -p  'band' (default): each band homed at its process; '0': the whole grid at rank 0 (a naive first port)\n";
 
 /* First physical row of process p's band (row 0 is in band 0, row n+1 in the last). */
 static long band_first(long n, int procs, int p) {
@@ -36,10 +41,11 @@ static long band_first(long n, int procs, int p) {
 }
 
 int main(int argc, char **argv) {
-  const char *opt[2] = {NULL, NULL};
-  appkit_opts(argc, argv, "ni", opt, usage);
+  const char *opt[3] = {NULL, NULL, NULL};
+  appkit_opts(argc, argv, "nip", opt, usage);
   long n = appkit_long(opt[0], 'n', 256, 2, 32766);
   long iters = appkit_long(opt[1], 'i', 10, 1, 1000000);
+  int naive = appkit_homes(opt[2], "sor");
   if (n % 2 != 0) {
     fprintf(stderr, "sor: -n must be even\n");
     return 2;
@@ -53,8 +59,9 @@ int main(int argc, char **argv) {
   long band_rows = (n + procs - 1) / procs + 2;
   long band_bytes = (band_rows * w * (long)sizeof(double) + Pagesize - 1) / Pagesize * Pagesize;
   if (band_bytes * procs > 0x7fffffffL) jia_error("sor: grid too large for jia_alloc3");
-  double *red = (double *)jia_alloc3((int)(band_bytes * procs), (int)band_bytes, 0);
-  double *black = (double *)jia_alloc3((int)(band_bytes * procs), (int)band_bytes, 0);
+  const int block = (int)(naive ? band_bytes * procs : band_bytes);
+  double *red = (double *)jia_alloc3((int)(band_bytes * procs), block, 0);
+  double *black = (double *)jia_alloc3((int)(band_bytes * procs), block, 0);
 
   double **rrow = malloc((size_t)(n + 2) * sizeof *rrow);
   double **brow = malloc((size_t)(n + 2) * sizeof *brow);
@@ -69,10 +76,12 @@ int main(int argc, char **argv) {
     }
   }
 
-  /* Every process initializes its own band (boundary rows included). */
+  /* Every process initializes its own band (boundary rows included); in a
+     naive first port rank 0 initializes everything. */
   long first = band_first(n, procs, me);
   long last = me == procs - 1 ? n + 2 : band_first(n, procs, me + 1);
-  sor_init_rows(rrow, brow, first, last, n);
+  if (!naive) sor_init_rows(rrow, brow, first, last, n);
+  else if (me == 0) sor_init_rows(rrow, brow, 0, n + 2, n);
   long lo = first < 1 ? 1 : first, hi = last > n + 1 ? n + 1 : last; /* interior rows I update */
 
   jia_barrier();
@@ -95,7 +104,7 @@ int main(int argc, char **argv) {
     free(ref_red);
     free(ref_black);
     char size[64];
-    snprintf(size, sizeof size, "n=%ld iters=%ld", n, iters);
+    snprintf(size, sizeof size, naive ? "n=%ld iters=%ld homes=0" : "n=%ld iters=%ld", n, iters);
     appkit_result("sor", SCOPEDSM_VARIANT, procs, size, (double)(t1 - t0), ok);
   }
   free(rrow);

@@ -1,34 +1,27 @@
-// A minimal writer of one flat-or-nested JSON object, enough for benchmark
-// reports. Keys appear in insertion order; non-finite numbers become null.
+// The benchmarks' JSON is nlohmann::ordered_json (Debian's nlohmann-json3-dev):
+// keys appear in insertion order, and the library writes NaN and the
+// infinities as null.
 #pragma once
 
+#include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/timing.h"
 
 namespace bench {
 
-class Json {
- public:
-  Json& number(const char* key, double value);
-  Json& integer(const char* key, long long value);
-  Json& string(const char* key, const std::string& value);
-  Json& boolean(const char* key, bool value);
-  Json& null(const char* key);
-  // `json` must already be valid JSON text (an object, array or value).
-  Json& raw(const char* key, const std::string& json);
-  Json& object(const char* key, const Json& value) { return raw(key, value.text()); }
-  // {"median":..,"min":..,"max":..,"count":..}
-  Json& summary(const char* key, const Summary& s);
-  bool empty() const { return body_.empty(); }
-  std::string text() const { return "{" + body_ + "}"; }
+using Json = nlohmann::ordered_json;
 
- private:
-  void key(const char* name);
-  std::string body_;
-};
+// {"median":..,"min":..,"max":..,"count":..}
+Json summary_json(const Summary& s);
+// The text of `j` on one line; text that is not UTF-8 gets replacement characters.
+std::string json_text(const Json& j);
 
-std::string json_quote(const std::string& text);
-std::string json_number(double value);
+// This process's statistics record (scopedsm_stats_json): the object the
+// statistics file holds for each rank.
+Json runtime_record();
+// One counter of that record; ends the job if the record has no such counter.
+uint64_t runtime_counter(const char* program, const char* name);
 
 }  // namespace bench

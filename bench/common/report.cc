@@ -26,52 +26,53 @@ Summary Rounds::round_medians() const {
   return summarize(std::move(medians));
 }
 
-std::string render(const Report& r) {
+Json render(const Report& r) {
   const Summary m = r.measured.all();
   const Summary spread = r.measured.round_medians();
   Json j;
-  j.string("bench", r.bench).integer("procs", r.procs).string("unit", r.unit);
-  j.integer("reps", r.reps).integer("rounds", r.rounds);
-  j.number("median", m.median).number("min", m.min).number("max", m.max);
-  j.integer("samples", static_cast<long long>(m.count));
-  Json rm;
-  rm.number("min", spread.min).number("max", spread.max);
-  j.object("round_medians", rm);
+  j["bench"] = r.bench;
+  j["procs"] = r.procs;
+  j["unit"] = r.unit;
+  j["reps"] = r.reps;
+  j["rounds"] = r.rounds;
+  j["median"] = m.median;
+  j["min"] = m.min;
+  j["max"] = m.max;
+  j["samples"] = static_cast<long long>(m.count);
+  j["round_medians"] = {{"min", spread.min}, {"max", spread.max}};
+  j["baseline"] = nullptr;
+  j["ratio"] = nullptr;
+  j["target_ratio"] = nullptr;
+  j["meets_target"] = nullptr;
   if (r.has_baseline) {
-    Json b;
-    b.string("what", r.baseline_what).number("median", r.baseline.median).number("min", r.baseline.min);
-    b.number("max", r.baseline.max).integer("samples", static_cast<long long>(r.baseline.count));
-    j.object("baseline", b);
+    j["baseline"] = {{"what", r.baseline_what},
+                     {"median", r.baseline.median},
+                     {"min", r.baseline.min},
+                     {"max", r.baseline.max},
+                     {"samples", static_cast<long long>(r.baseline.count)}};
     const double ratio = r.baseline.median > 0 ? m.median / r.baseline.median : -1;
-    if (ratio >= 0) j.number("ratio", ratio);
-    else j.null("ratio");
+    if (ratio >= 0) j["ratio"] = ratio;
     if (r.target_ratio > 0 && ratio >= 0) {
-      j.number("target_ratio", r.target_ratio);
-      j.boolean("meets_target", r.higher_is_better ? ratio >= r.target_ratio : ratio <= r.target_ratio);
-    } else {
-      j.null("target_ratio").null("meets_target");
+      j["target_ratio"] = r.target_ratio;
+      j["meets_target"] = r.higher_is_better ? ratio >= r.target_ratio : ratio <= r.target_ratio;
     }
-  } else {
-    j.null("baseline").null("ratio").null("target_ratio").null("meets_target");
   }
-  j.object("extra", r.extra);
-  return j.text();
+  j["extra"] = r.extra;
+  return j;
 }
 
 void print_report(const Report& report) {
-  std::string text = render(report);
+  std::string text = json_text(render(report));
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
 }
 
-std::string gather_runtime_stats() {
+Json gather_runtime_stats() {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::string mine(scopedsm_stats_json(nullptr, 0) + 1, '\0');
-  size_t n = scopedsm_stats_json(mine.data(), mine.size());
-  mine.resize(n);
+  const std::string mine = json_text(runtime_record());
   int len = static_cast<int>(mine.size());
   std::vector<int> lens(static_cast<size_t>(size)), offsets(static_cast<size_t>(size));
   MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -82,13 +83,12 @@ std::string gather_runtime_stats() {
   }
   std::string all(rank == 0 ? static_cast<size_t>(total) : 0, '\0');
   MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (rank != 0) return "";
-  std::string out = "[";
-  for (int i = 0; i < size; ++i) {
-    if (i) out += ",";
-    out += all.substr(static_cast<size_t>(offsets[static_cast<size_t>(i)]), static_cast<size_t>(lens[static_cast<size_t>(i)]));
-  }
-  return out + "]";
+  if (rank != 0) return nullptr;
+  Json out = Json::array();
+  for (int i = 0; i < size; ++i)
+    out.push_back(Json::parse(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(i)]),
+                                         static_cast<size_t>(lens[static_cast<size_t>(i)]))));
+  return out;
 }
 
 void die(const char* program, const std::string& message) {

@@ -42,16 +42,16 @@ struct Report {
   Summary baseline;
   double target_ratio = 0;  // <= 0: no target
   bool higher_is_better = false;
-  Json extra;
+  Json extra = Json::object();
 };
 
-std::string render(const Report& report);
+Json render(const Report& report);
 // Prints render(report) and a newline on stdout, and flushes.
 void print_report(const Report& report);
 
 // Collective over MPI_COMM_WORLD: every rank's ScopeDSM counters
-// (scopedsm_stats_json) as a JSON array on rank 0, "" elsewhere.
-std::string gather_runtime_stats();
+// (scopedsm_stats_json) as a JSON array on rank 0, null elsewhere.
+Json gather_runtime_stats();
 
 // Prints "<program>: <message>" on stderr and ends every process.
 [[noreturn]] void die(const char* program, const std::string& message);

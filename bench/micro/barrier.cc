@@ -77,18 +77,18 @@ int main(int argc, char** argv) {
     report.measured.add_round(dsm_barriers(reps, batch));
   }
   scopedsm_stats_stop();
-  std::string stats = bench::gather_runtime_stats();
+  const bench::Json stats = bench::gather_runtime_stats();
 
   if (rank == 0) {
     report.has_baseline = true;
     report.baseline_what = "mpi_barrier";
     report.baseline = mpi.all();
     report.target_ratio = 2.0;
-    report.extra.integer("batch", static_cast<long long>(batch));
-    report.extra.integer("cached_pages", cached);
-    report.extra.summary("mpi_allgather_16b", allgather.all());
-    report.extra.number("p90", bench::quantile(report.measured.every(), 0.9));
-    report.extra.raw("runtime_stats", stats);
+    report.extra["batch"] = static_cast<long long>(batch);
+    report.extra["cached_pages"] = cached;
+    report.extra["mpi_allgather_16b"] = bench::summary_json(allgather.all());
+    report.extra["p90"] = bench::quantile(report.measured.every(), 0.9);
+    report.extra["runtime_stats"] = stats;
     bench::print_report(report);
   }
   scopedsm_finalize();

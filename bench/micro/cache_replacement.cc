@@ -70,9 +70,9 @@ struct Counts {
 
 bench::Json counts_json(const Counts& c) {
   bench::Json j;
-  j.integer("remote_fetches", static_cast<long long>(c.fetches));
-  j.integer("evictions", static_cast<long long>(c.evictions));
-  j.integer("invalidations", static_cast<long long>(c.invalidations));
+  j["remote_fetches"] = static_cast<long long>(c.fetches);
+  j["evictions"] = static_cast<long long>(c.evictions);
+  j["invalidations"] = static_cast<long long>(c.invalidations);
   return j;
 }
 
@@ -183,18 +183,11 @@ std::vector<double> fetches_per_iteration(const std::vector<Counts>& segments, s
   return out;
 }
 
-// This process's counters since scopedsm_stats_start, from its statistics
-// record (the JSON object the stats file holds for each rank).
-uint64_t counter(const char* name) {
-  std::string json(scopedsm_stats_json(nullptr, 0) + 1, '\0');
-  json.resize(scopedsm_stats_json(json.data(), json.size()));
-  const std::string key = std::string("\"") + name + "\":";
-  const size_t at = json.find(key);
-  if (at == std::string::npos) bench::die(kName, std::string("the statistics record has no counter ") + name);
-  return std::strtoull(json.c_str() + at + key.size(), nullptr, 10);
+// This process's counters since scopedsm_stats_start.
+Counts runtime_counts() {
+  return {bench::runtime_counter(kName, "remote_fetches"), bench::runtime_counter(kName, "evictions"),
+          bench::runtime_counter(kName, "invalidations")};
 }
-
-Counts runtime_counts() { return {counter("remote_fetches"), counter("evictions"), counter("invalidations")}; }
 
 }  // namespace
 
@@ -304,8 +297,8 @@ int main(int argc, char** argv) {
   }
   scopedsm_stats_stop();
   const Counts runtime = runtime_counts();
-  const uint64_t fetch_wait_ns = counter("t_fetch_wait_ns");
-  std::string stats = bench::gather_runtime_stats();
+  const uint64_t fetch_wait_ns = bench::runtime_counter(kName, "t_fetch_wait_ns");
+  const bench::Json stats = bench::gather_runtime_stats();
 
   if (rank == reader) {
     if (wrong != 0) bench::die(kName, std::to_string(wrong) + " reads saw the wrong value");
@@ -332,27 +325,26 @@ int main(int argc, char** argv) {
     report.baseline_what = "round_robin_lifo (replaced policy) replaying this run's trace";
     report.baseline = bench::summarize(fetches_per_iteration(old, reps));
     report.target_ratio = 1.0;
-    report.extra.string("pattern", pattern);
-    report.extra.integer("cache_pages", static_cast<long long>(cache));
+    report.extra["pattern"] = pattern;
+    report.extra["cache_pages"] = static_cast<long long>(cache);
     if (cyclic) {
-      report.extra.integer("pages", static_cast<long long>(pages));
+      report.extra["pages"] = static_cast<long long>(pages);
     } else {
-      report.extra.integer("hot_pages", static_cast<long long>(hot));
-      report.extra.integer("stream_pages_per_iteration", static_cast<long long>(stream));
+      report.extra["hot_pages"] = static_cast<long long>(hot);
+      report.extra["stream_pages_per_iteration"] = static_cast<long long>(stream);
     }
-    report.extra.integer("values_checked", static_cast<long long>(checked));
-    report.extra.object("runtime", counts_json(runtime));
+    report.extra["values_checked"] = static_cast<long long>(checked);
+    report.extra["runtime"] = counts_json(runtime);
     bench::Json model;
-    model.object("page_cache", counts_json(mine_total));
-    model.object("round_robin_lifo", counts_json(total_of_rounds(old)));
-    model.object("belady_min", counts_json(total_of_rounds(best)));
-    report.extra.object("replay", model);
-    report.extra.boolean("model_matches_runtime", matches);
-    report.extra.summary("us_per_iteration", times.all());
-    report.extra.number("us_per_fetch", runtime.fetches != 0 ? static_cast<double>(fetch_wait_ns) / 1e3 /
-                                                                   static_cast<double>(runtime.fetches)
-                                                             : 0.0);
-    report.extra.raw("runtime_stats", stats);
+    model["page_cache"] = counts_json(mine_total);
+    model["round_robin_lifo"] = counts_json(total_of_rounds(old));
+    model["belady_min"] = counts_json(total_of_rounds(best));
+    report.extra["replay"] = model;
+    report.extra["model_matches_runtime"] = matches;
+    report.extra["us_per_iteration"] = bench::summary_json(times.all());
+    report.extra["us_per_fetch"] =
+        runtime.fetches != 0 ? static_cast<double>(fetch_wait_ns) / 1e3 / static_cast<double>(runtime.fetches) : 0.0;
+    report.extra["runtime_stats"] = stats;
     bench::print_report(report);
   }
   scopedsm_finalize();

@@ -108,9 +108,9 @@ int main(int argc, char** argv) {
     report.baseline.max = got[5];
     report.baseline.count = 3;
     report.target_ratio = 0;
-    report.extra.number("target_core_fraction", 0.1);
-    report.extra.number("busy_ms", static_cast<double>(busy_ns) / 1e6);
-    report.extra.string("measures", "CPU time of a rank waiting in jia_barrier / wall time of the wait");
+    report.extra["target_core_fraction"] = 0.1;
+    report.extra["busy_ms"] = static_cast<double>(busy_ns) / 1e6;
+    report.extra["measures"] = "CPU time of a rank waiting in jia_barrier / wall time of the wait";
     bench::print_report(report);
   }
   scopedsm_finalize();

@@ -81,14 +81,14 @@ int main(int argc, char** argv) {
     report.measured.add_round({static_cast<double>(iters) * nprocs / slowest});
   }
   scopedsm_stats_stop();
-  std::string stats = bench::gather_runtime_stats();
+  const bench::Json stats = bench::gather_runtime_stats();
 
   if (rank == 0) {
-    report.extra.integer("iters_per_rank", static_cast<long long>(iters));
-    report.extra.integer("final_count", static_cast<long long>(expected));
-    report.extra.boolean("count_verified", true);
-    report.extra.summary("rank0_lock_inc_unlock_us", bench::summarize(hold));
-    report.extra.raw("runtime_stats", stats);
+    report.extra["iters_per_rank"] = static_cast<long long>(iters);
+    report.extra["final_count"] = static_cast<long long>(expected);
+    report.extra["count_verified"] = true;
+    report.extra["rank0_lock_inc_unlock_us"] = bench::summary_json(bench::summarize(hold));
+    report.extra["runtime_stats"] = stats;
     bench::print_report(report);
   }
   scopedsm_finalize();

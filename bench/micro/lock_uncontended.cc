@@ -102,20 +102,20 @@ int main(int argc, char** argv) {
     after_notices.add_round(lock_pairs(remote_lock, reps).pair);
   }
   scopedsm_stats_stop();
-  std::string stats = bench::gather_runtime_stats();
+  const bench::Json stats = bench::gather_runtime_stats();
 
   if (rank == client) {
     report.has_baseline = true;
     report.baseline_what = "mpi_rtt_8b";
     report.baseline = rtt.all();
     report.target_ratio = 2.0;
-    report.extra.summary("acquire", acquire.all());
-    report.extra.summary("release", release.all());
-    report.extra.summary("lock_homed_here", local.all());
-    report.extra.integer("noticed_pages", static_cast<long long>(noticed));
-    report.extra.summary("after_noticed_pages", after_notices.all());
-    report.extra.number("p90", bench::quantile(report.measured.every(), 0.9));
-    report.extra.raw("runtime_stats", stats);
+    report.extra["acquire"] = bench::summary_json(acquire.all());
+    report.extra["release"] = bench::summary_json(release.all());
+    report.extra["lock_homed_here"] = bench::summary_json(local.all());
+    report.extra["noticed_pages"] = static_cast<long long>(noticed);
+    report.extra["after_noticed_pages"] = bench::summary_json(after_notices.all());
+    report.extra["p90"] = bench::quantile(report.measured.every(), 0.9);
+    report.extra["runtime_stats"] = stats;
     bench::print_report(report);
   }
   scopedsm_finalize();

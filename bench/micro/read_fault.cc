@@ -109,9 +109,7 @@ int main(int argc, char** argv) {
   report.reps = static_cast<long>(reps);
   report.rounds = static_cast<long>(rounds);
   // Whether the page is copied from the home's memory (same node, sharing on).
-  char layout[1 << 14];
-  scopedsm_stats_json(layout, sizeof layout);
-  const bool node_copy = std::strstr(layout, "\"node_shared\":1") != nullptr;
+  const bool node_copy = bench::runtime_counter(kName, "node_shared") != 0;
   bench::Rounds rtt, segv, copy, get;
   for (size_t r = 0; r < rounds; ++r) {
     if (refetch) {
@@ -143,7 +141,7 @@ int main(int argc, char** argv) {
     }
   }
   scopedsm_stats_stop();
-  std::string stats = bench::gather_runtime_stats();
+  const bench::Json stats = bench::gather_runtime_stats();
 
   if (rank == reader) {
     if (wrong != 0) bench::die(kName, std::to_string(wrong) + " fetched pages held the wrong contents");
@@ -151,17 +149,17 @@ int main(int argc, char** argv) {
     report.baseline_what = node_copy ? "segv_mprotect+memcpy_page" : "segv_mprotect+mpi_get_page";
     report.baseline = bench::add(segv.all(), node_copy ? copy.all() : get.all());
     report.target_ratio = 1.5;
-    report.extra.boolean("home_busy", busy);
-    report.extra.boolean("node_copy", node_copy);
-    report.extra.summary("mpi_rtt_4k", rtt.all());
-    report.extra.summary("mpi_get_page", get.all());
-    report.extra.summary("memcpy_page", copy.all());
-    report.extra.summary("segv_mprotect", segv.all());
-    report.extra.number("p90", bench::quantile(report.measured.every(), 0.9));
-    report.extra.integer("pages_checked", static_cast<long long>(checked));
-    report.extra.boolean("refetch", refetch);
-    report.extra.integer("mpi_eager_limit", bench::mpi_eager_limit());
-    report.extra.raw("runtime_stats", stats);
+    report.extra["home_busy"] = busy;
+    report.extra["node_copy"] = node_copy;
+    report.extra["mpi_rtt_4k"] = bench::summary_json(rtt.all());
+    report.extra["mpi_get_page"] = bench::summary_json(get.all());
+    report.extra["memcpy_page"] = bench::summary_json(copy.all());
+    report.extra["segv_mprotect"] = bench::summary_json(segv.all());
+    report.extra["p90"] = bench::quantile(report.measured.every(), 0.9);
+    report.extra["pages_checked"] = static_cast<long long>(checked);
+    report.extra["refetch"] = refetch;
+    report.extra["mpi_eager_limit"] = bench::mpi_eager_limit();
+    report.extra["runtime_stats"] = stats;
     bench::print_report(report);
   }
   scopedsm_finalize();

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     }
   }
   scopedsm_stats_stop();
-  std::string stats = bench::gather_runtime_stats();
+  const bench::Json stats = bench::gather_runtime_stats();
 
   // Every write was released to lock `lock` and the diffs acknowledged; the
   // home reads its own pages directly.
@@ -139,17 +139,17 @@ int main(int argc, char** argv) {
     report.baseline_what = "mpi_rtt_4k";
     report.baseline = rtt.all();
     report.target_ratio = 2.5;
-    report.extra.string("measures", "fresh page: write fault (GETP + twin) + unlock (diff, DIFF/DIFFGRANT, REL)");
-    report.extra.summary("fresh_write_fault", fresh_fault.all());
-    report.extra.summary("fresh_unlock", fresh_unlock.all());
-    report.extra.summary("cached_page", cached.all());
-    report.extra.summary("cached_write_fault", cached_fault.all());
-    report.extra.summary("cached_unlock", cached_unlock.all());
-    report.extra.number("cached_ratio", cached.all().median / rtt.all().median);
-    report.extra.number("p90", bench::quantile(report.measured.every(), 0.9));
-    report.extra.integer("words_checked", static_cast<long long>(pages));
-    report.extra.integer("mpi_eager_limit", bench::mpi_eager_limit());
-    report.extra.raw("runtime_stats", stats);
+    report.extra["measures"] = "fresh page: write fault (GETP + twin) + unlock (diff, DIFF/DIFFGRANT, REL)";
+    report.extra["fresh_write_fault"] = bench::summary_json(fresh_fault.all());
+    report.extra["fresh_unlock"] = bench::summary_json(fresh_unlock.all());
+    report.extra["cached_page"] = bench::summary_json(cached.all());
+    report.extra["cached_write_fault"] = bench::summary_json(cached_fault.all());
+    report.extra["cached_unlock"] = bench::summary_json(cached_unlock.all());
+    report.extra["cached_ratio"] = cached.all().median / rtt.all().median;
+    report.extra["p90"] = bench::quantile(report.measured.every(), 0.9);
+    report.extra["words_checked"] = static_cast<long long>(pages);
+    report.extra["mpi_eager_limit"] = bench::mpi_eager_limit();
+    report.extra["runtime_stats"] = stats;
     bench::print_report(report);
   }
   scopedsm_finalize();

@@ -1,4 +1,6 @@
 // The C API (scopedsm.h): argument checks and forwarding to the runtime.
+// Each entry point passes its own name (common/surface.h); the operations
+// every surface shares (api/entry.h) are defined here.
 
 #include <mpi.h>
 
@@ -8,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "api/entry.h"
 #include "api/message_passing.h"
 #include "api/test_hooks.h"
 #include "common/log.h"
@@ -17,6 +20,9 @@
 
 using scopedsm::Placement;
 using scopedsm::Runtime;
+
+using scopedsm::ApiCall;
+using scopedsm::c_call;
 
 namespace {
 
@@ -28,78 +34,114 @@ std::string describe(const char* call, size_t size, const char* rest) {
 
 }  // namespace
 
-extern "C" {
+namespace scopedsm::api {
 
-void scopedsm_init(int* argc, char*** argv) { Runtime::init(argc, argv, "scopedsm_init"); }
-void scopedsm_finalize(void) { Runtime::require_running("scopedsm_finalize").finalize("scopedsm_finalize"); }
-int scopedsm_initialized(void) { return Runtime::running() ? 1 : 0; }
-int scopedsm_rank(void) { return Runtime::require_running("scopedsm_rank").state().rank; }
-int scopedsm_size(void) { return Runtime::require_running("scopedsm_size").state().size; }
-size_t scopedsm_page_size(void) { return Runtime::require_running("scopedsm_page_size").state().region.page_size(); }
-int scopedsm_num_locks(void) { return Maxlocks; }
-int scopedsm_num_condvars(void) { return Maxcondvs; }
+void init(int* argc, char*** argv, ApiCall call) { Runtime::init(argc, argv, call); }
+void finalize(ApiCall call) { Runtime::require_running(call).finalize(call); }
+int rank(ApiCall call) { return Runtime::require_running(call).state().rank; }
+int size(ApiCall call) { return Runtime::require_running(call).state().size; }
+double time(ApiCall call) { return Runtime::require_running(call).seconds_since_init(); }
+void lock(ApiCall call, int id) { Runtime::require_running(call).sync().lock(call, id); }
+void unlock(ApiCall call, int id) { Runtime::require_running(call).sync().unlock(call, id); }
+void barrier(ApiCall call) { Runtime::require_running(call).sync().barrier(call); }
+void wait(ApiCall call) { Runtime::require_running(call).sync().wait(call); }
+void cv_set(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_set(call, cv); }
+void cv_reset(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_reset(call, cv); }
+void cv_wait(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_wait(call, cv); }
 
-void* scopedsm_alloc(size_t size) {
-  Runtime& rt = Runtime::require_running("scopedsm_alloc");
+void* alloc_default(ApiCall call, const std::string& text, size_t size) {
+  Runtime& rt = Runtime::require_running(call);
   Placement p;
   if (rt.state().config.home_policy == scopedsm::HomePolicy::kFirstTouch) {
     p.kind = Placement::kFirstTouch;
   } else {
     p.block_bytes = rt.state().region.page_size();  // page-cyclic from rank 0
   }
-  return rt.allocate("scopedsm_alloc", describe("scopedsm_alloc", size, ""), size, p);
+  return rt.allocate(call, text, size, p);
 }
 
-void* scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank) {
-  Runtime& rt = Runtime::require_running("scopedsm_alloc_cyclic");
-  char rest[128];
-  std::snprintf(rest, sizeof rest, ", block=%zu, start_rank=%d", block, start_rank);
+void* alloc_cyclic(ApiCall call, const std::string& text, size_t size, size_t block, int start_rank) {
+  Runtime& rt = Runtime::require_running(call);
   Placement p;
   p.block_bytes = block;
   p.start_rank = start_rank;
-  return rt.allocate("scopedsm_alloc_cyclic", describe("scopedsm_alloc_cyclic", size, rest), size, p);
+  return rt.allocate(call, text, size, p);
+}
+
+void* alloc_first_touch(ApiCall call, const std::string& text, size_t size) {
+  Runtime& rt = Runtime::require_running(call);
+  Placement p;
+  p.kind = Placement::kFirstTouch;
+  return rt.allocate(call, text, size, p);
+}
+
+}  // namespace scopedsm::api
+
+extern "C" {
+
+void scopedsm_init(int* argc, char*** argv) { scopedsm::api::init(argc, argv, c_call("scopedsm_init")); }
+void scopedsm_finalize(void) { scopedsm::api::finalize(c_call("scopedsm_finalize")); }
+int scopedsm_initialized(void) { return Runtime::running() ? 1 : 0; }
+int scopedsm_rank(void) { return scopedsm::api::rank(c_call("scopedsm_rank")); }
+int scopedsm_size(void) { return scopedsm::api::size(c_call("scopedsm_size")); }
+size_t scopedsm_page_size(void) {
+  return Runtime::require_running(c_call("scopedsm_page_size")).state().region.page_size();
+}
+int scopedsm_num_locks(void) { return Maxlocks; }
+int scopedsm_num_condvars(void) { return Maxcondvs; }
+
+void* scopedsm_alloc(size_t size) {
+  return scopedsm::api::alloc_default(c_call("scopedsm_alloc"), describe("scopedsm_alloc", size, ""), size);
+}
+
+void* scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank) {
+  char rest[128];
+  std::snprintf(rest, sizeof rest, ", block=%zu, start_rank=%d", block, start_rank);
+  return scopedsm::api::alloc_cyclic(c_call("scopedsm_alloc_cyclic"), describe("scopedsm_alloc_cyclic", size, rest),
+                                     size, block, start_rank);
 }
 
 void* scopedsm_alloc_first_touch(size_t size) {
-  Runtime& rt = Runtime::require_running("scopedsm_alloc_first_touch");
-  Placement p;
-  p.kind = Placement::kFirstTouch;
-  return rt.allocate("scopedsm_alloc_first_touch", describe("scopedsm_alloc_first_touch", size, ""), size, p);
+  return scopedsm::api::alloc_first_touch(c_call("scopedsm_alloc_first_touch"),
+                                          describe("scopedsm_alloc_first_touch", size, ""), size);
 }
 
-int scopedsm_home_of(const void* addr) { return Runtime::require_running("scopedsm_home_of").home_of(addr, "scopedsm_home_of"); }
+int scopedsm_home_of(const void* addr) {
+  const ApiCall call = c_call("scopedsm_home_of");
+  return Runtime::require_running(call).home_of(addr, call);
+}
 
 int scopedsm_is_shared(const void* addr) {
-  return Runtime::require_running("scopedsm_is_shared").state().region.contains(addr) ? 1 : 0;
+  return Runtime::require_running(c_call("scopedsm_is_shared")).state().region.contains(addr) ? 1 : 0;
 }
 
-void scopedsm_lock(int id) { Runtime::require_running("scopedsm_lock").sync().lock("scopedsm_lock", id); }
-void scopedsm_unlock(int id) { Runtime::require_running("scopedsm_unlock").sync().unlock("scopedsm_unlock", id); }
-void scopedsm_barrier(void) { Runtime::require_running("scopedsm_barrier").sync().barrier("scopedsm_barrier"); }
-void scopedsm_wait(void) { Runtime::require_running("scopedsm_wait").sync().wait("scopedsm_wait"); }
-void scopedsm_cv_set(int cv) { Runtime::require_running("scopedsm_cv_set").sync().cv_set("scopedsm_cv_set", cv); }
-void scopedsm_cv_reset(int cv) { Runtime::require_running("scopedsm_cv_reset").sync().cv_reset("scopedsm_cv_reset", cv); }
-void scopedsm_cv_wait(int cv) { Runtime::require_running("scopedsm_cv_wait").sync().cv_wait("scopedsm_cv_wait", cv); }
+void scopedsm_lock(int id) { scopedsm::api::lock(c_call("scopedsm_lock"), id); }
+void scopedsm_unlock(int id) { scopedsm::api::unlock(c_call("scopedsm_unlock"), id); }
+void scopedsm_barrier(void) { scopedsm::api::barrier(c_call("scopedsm_barrier")); }
+void scopedsm_wait(void) { scopedsm::api::wait(c_call("scopedsm_wait")); }
+void scopedsm_cv_set(int cv) { scopedsm::api::cv_set(c_call("scopedsm_cv_set"), cv); }
+void scopedsm_cv_reset(int cv) { scopedsm::api::cv_reset(c_call("scopedsm_cv_reset"), cv); }
+void scopedsm_cv_wait(int cv) { scopedsm::api::cv_wait(c_call("scopedsm_cv_wait"), cv); }
 
 void scopedsm_send(const void* buf, size_t len, int to, int tag) {
-  scopedsm::mp_send(Runtime::require_running("scopedsm_send"), "scopedsm_send", buf, len, to, tag);
+  scopedsm::mp_send(Runtime::require_running(c_call("scopedsm_send")), "scopedsm_send", buf, len, to, tag);
 }
 size_t scopedsm_recv(void* buf, size_t len, int from, int tag) {
-  return scopedsm::mp_recv(Runtime::require_running("scopedsm_recv"), "scopedsm_recv", buf, len, from, tag);
+  return scopedsm::mp_recv(Runtime::require_running(c_call("scopedsm_recv")), "scopedsm_recv", buf, len, from, tag);
 }
 
-double scopedsm_time(void) { return Runtime::require_running("scopedsm_time").seconds_since_init(); }
+double scopedsm_time(void) { return scopedsm::api::time(c_call("scopedsm_time")); }
 
 void scopedsm_stats_start(void) {
-  auto& s = Runtime::require_running("scopedsm_stats_start").state();
+  auto& s = Runtime::require_running(c_call("scopedsm_stats_start")).state();
   s.stats.start(s.transport.sent(), s.transport.received());
 }
 void scopedsm_stats_stop(void) {
-  auto& s = Runtime::require_running("scopedsm_stats_stop").state();
+  auto& s = Runtime::require_running(c_call("scopedsm_stats_stop")).state();
   s.stats.stop(s.transport.sent(), s.transport.received());
 }
 size_t scopedsm_stats_json(char* buf, size_t len) {
-  auto& s = Runtime::require_running("scopedsm_stats_json").state();
+  auto& s = Runtime::require_running(c_call("scopedsm_stats_json")).state();
   std::string j = scopedsm::record_json(s.stats.snapshot(s.rank, s.transport.sent(), s.transport.received()));
   if (len > 0) {
     size_t n = j.size() < len - 1 ? j.size() : len - 1;
@@ -125,10 +167,11 @@ int scopedsm_describe(char* buf, size_t len) {
   MPI_Get_version(&major, &minor);
   out += "mpi_standard: " + std::to_string(major) + "." + std::to_string(minor) + "\n";
   scopedsm::Config cfg;
-  scopedsm::Status st = scopedsm::parse_config(scopedsm::process_environment(), &cfg);
+  scopedsm::Status st = scopedsm::parse_config(scopedsm::process_environment(), &cfg, scopedsm::scopedsm_variable_names());
   int rc = 0;
   if (st.ok()) {
     out += "config: " + scopedsm::describe_config(cfg) + "\n";
+    for (const auto& u : cfg.unknown) out += "unknown_variable: " + scopedsm::describe_unknown(u) + "\n";
   } else {
     out += "config_error: " + st.message() + "\n";
     rc = -1;
@@ -146,7 +189,8 @@ int scopedsm_describe(char* buf, size_t len) {
 }
 
 void scopedsm_prepare(const void* addr, size_t len, int for_write) {
-  Runtime::require_running("scopedsm_prepare").prepare(addr, len, for_write != 0, "scopedsm_prepare");
+  const ApiCall call = c_call("scopedsm_prepare");
+  Runtime::require_running(call).prepare(addr, len, for_write != 0, call);
 }
 
 void scopedsm_fatal(const char* fmt, ...) {
@@ -161,7 +205,8 @@ void scopedsm_fatal(const char* fmt, ...) {
 }  // extern "C"
 
 extern "C" uint64_t scopedsm_test_lock_version(int lock) {
-  Runtime& rt = Runtime::require_running("scopedsm_test_lock_version");
+  Runtime& rt = Runtime::require_running(c_call("scopedsm_test_lock_version"));
   if (lock < 0 || lock >= Maxlocks) scopedsm::fatal("scopedsm_test_lock_version(%d): lock id out of range", lock);
   return rt.sync().granted_version(lock);
 }
+

@@ -4,12 +4,13 @@
 #include <cstdio>
 #include <string>
 
+#include "api/entry.h"
 #include "api/message_passing.h"
 #include "common/log.h"
 #include "jia.h"
 #include "runtime/runtime.h"
 
-using scopedsm::Placement;
+using scopedsm::jia_call;
 using scopedsm::Runtime;
 
 int jia_pid = 0;
@@ -21,18 +22,16 @@ namespace {
 int g_next_alloc_host = 0;  // jia_alloc rotates the home of successive allocations
 
 unsigned long alloc_cyclic(const char* call, const std::string& text, int size, long long block, int start) {
-  Runtime& rt = Runtime::require_running(call);
+  Runtime::require_running(jia_call(call));
   if (size < 0) scopedsm::fatal("%s: negative size", text.c_str());
   if (block <= 0 && size > 0) scopedsm::fatal("%s: block size must be positive", text.c_str());
-  Placement p;
-  p.block_bytes = static_cast<uint64_t>(block);
-  p.start_rank = start;
-  return reinterpret_cast<unsigned long>(rt.allocate(call, text, static_cast<uint64_t>(size), p));
+  return reinterpret_cast<unsigned long>(scopedsm::api::alloc_cyclic(
+      jia_call(call), text, static_cast<size_t>(size), static_cast<size_t>(block), start));
 }
 
 // Explicit placement conflicts with a first-touch policy chosen for the run.
 void forbid_under_first_touch(const char* call) {
-  Runtime& rt = Runtime::require_running(call);
+  Runtime& rt = Runtime::require_running(jia_call(call));
   if (rt.state().config.home_policy == scopedsm::HomePolicy::kFirstTouch)
     scopedsm::fatal("%s: explicit home placement asked for while SCOPEDSM_HOME_POLICY=first-touch; use jia_alloc or "
                     "jia_alloc1 under first touch, or set SCOPEDSM_HOME_POLICY=cyclic",
@@ -46,17 +45,16 @@ std::string text3(const char* call, int size, int block, int start) {
 }
 
 unsigned long alloc_first_touch(const char* call, int size) {
-  Runtime& rt = Runtime::require_running(call);
+  Runtime::require_running(jia_call(call));
   if (size < 0) scopedsm::fatal("%s(size=%d): negative size", call, size);
-  Placement p;
-  p.kind = Placement::kFirstTouch;
   char buf[96];
   std::snprintf(buf, sizeof buf, "%s(size=%d)", call, size);
-  return reinterpret_cast<unsigned long>(rt.allocate(call, buf, static_cast<uint64_t>(size), p));
+  return reinterpret_cast<unsigned long>(
+      scopedsm::api::alloc_first_touch(jia_call(call), buf, static_cast<size_t>(size)));
 }
 
 bool first_touch_run(const char* call) {
-  return Runtime::require_running(call).state().config.home_policy == scopedsm::HomePolicy::kFirstTouch;
+  return Runtime::require_running(jia_call(call)).state().config.home_policy == scopedsm::HomePolicy::kFirstTouch;
 }
 
 }  // namespace
@@ -64,12 +62,12 @@ bool first_touch_run(const char* call) {
 extern "C" {
 
 void jia_init(int argc, char** argv) {
-  Runtime::init(&argc, &argv, "jia_init");
-  jia_pid = Runtime::require_running("jia_init").state().rank;
-  hostc = Runtime::require_running("jia_init").state().size;
+  scopedsm::api::init(&argc, &argv, jia_call("jia_init"));
+  jia_pid = Runtime::require_running(jia_call("jia_init")).state().rank;
+  hostc = Runtime::require_running(jia_call("jia_init")).state().size;
 }
 
-void jia_exit(void) { Runtime::require_running("jia_exit").finalize("jia_exit"); }
+void jia_exit(void) { scopedsm::api::finalize(jia_call("jia_exit")); }
 
 unsigned long jia_alloc3(int size, int block, int starthost) {
   forbid_under_first_touch("jia_alloc3");
@@ -98,13 +96,13 @@ unsigned long jia_alloc(int size) {
   return alloc_cyclic("jia_alloc", text3("jia_alloc", size, size, start), size, size, start);
 }
 
-void jia_lock(int lockid) { Runtime::require_running("jia_lock").sync().lock("jia_lock", lockid); }
-void jia_unlock(int lockid) { Runtime::require_running("jia_unlock").sync().unlock("jia_unlock", lockid); }
-void jia_barrier(void) { Runtime::require_running("jia_barrier").sync().barrier("jia_barrier"); }
-void jia_wait(void) { Runtime::require_running("jia_wait").sync().wait("jia_wait"); }
-void jia_setcv(int cv) { Runtime::require_running("jia_setcv").sync().cv_set("jia_setcv", cv); }
-void jia_resetcv(int cv) { Runtime::require_running("jia_resetcv").sync().cv_reset("jia_resetcv", cv); }
-void jia_waitcv(int cv) { Runtime::require_running("jia_waitcv").sync().cv_wait("jia_waitcv", cv); }
+void jia_lock(int lockid) { scopedsm::api::lock(jia_call("jia_lock"), lockid); }
+void jia_unlock(int lockid) { scopedsm::api::unlock(jia_call("jia_unlock"), lockid); }
+void jia_barrier(void) { scopedsm::api::barrier(jia_call("jia_barrier")); }
+void jia_wait(void) { scopedsm::api::wait(jia_call("jia_wait")); }
+void jia_setcv(int cv) { scopedsm::api::cv_set(jia_call("jia_setcv"), cv); }
+void jia_resetcv(int cv) { scopedsm::api::cv_reset(jia_call("jia_resetcv"), cv); }
+void jia_waitcv(int cv) { scopedsm::api::cv_wait(jia_call("jia_waitcv"), cv); }
 
 void jia_error(const char* fmt, ...) {
   char msg[1024];
@@ -115,42 +113,42 @@ void jia_error(const char* fmt, ...) {
   scopedsm::fatal("jia_error: %s", msg);
 }
 
-float jia_clock(void) { return static_cast<float>(Runtime::require_running("jia_clock").seconds_since_init()); }
+float jia_clock(void) { return static_cast<float>(scopedsm::api::time(jia_call("jia_clock"))); }
 
 unsigned int jia_startstat(void) {
-  auto& s = Runtime::require_running("jia_startstat").state();
+  auto& s = Runtime::require_running(jia_call("jia_startstat")).state();
   s.stats.start(s.transport.sent(), s.transport.received());
   return 0;
 }
 
 unsigned int jia_stopstat(void) {
-  auto& s = Runtime::require_running("jia_stopstat").state();
+  auto& s = Runtime::require_running(jia_call("jia_stopstat")).state();
   s.stats.stop(s.transport.sent(), s.transport.received());
   return 0;
 }
 
 void jia_send(void* buf, int len, int topid, int tag) {
   if (len < 0) scopedsm::fatal("jia_send: negative length %d", len);
-  scopedsm::mp_send(Runtime::require_running("jia_send"), "jia_send", buf, static_cast<size_t>(len), topid, tag);
+  scopedsm::mp_send(Runtime::require_running(jia_call("jia_send")), "jia_send", buf, static_cast<size_t>(len), topid, tag);
 }
 
 int jia_recv(void* buf, int len, int frompid, int tag) {
   if (len < 0) scopedsm::fatal("jia_recv: negative length %d", len);
   return static_cast<int>(
-      scopedsm::mp_recv(Runtime::require_running("jia_recv"), "jia_recv", buf, static_cast<size_t>(len), frompid, tag));
+      scopedsm::mp_recv(Runtime::require_running(jia_call("jia_recv")), "jia_recv", buf, static_cast<size_t>(len), frompid, tag));
 }
 
 void jia_bcast(void* buf, int len, int root) {
   if (len < 0) scopedsm::fatal("jia_bcast: negative length %d", len);
-  scopedsm::mp_bcast(Runtime::require_running("jia_bcast"), "jia_bcast", buf, static_cast<size_t>(len), root);
+  scopedsm::mp_bcast(Runtime::require_running(jia_call("jia_bcast")), "jia_bcast", buf, static_cast<size_t>(len), root);
 }
 
 void jia_reduce(void* sendbuf, void* recvbuf, int count, int op, int root) {
-  scopedsm::mp_reduce(Runtime::require_running("jia_reduce"), "jia_reduce", sendbuf, recvbuf, count, op, root);
+  scopedsm::mp_reduce(Runtime::require_running(jia_call("jia_reduce")), "jia_reduce", sendbuf, recvbuf, count, op, root);
 }
 
 void jia_config(int key, int value) {
-  Runtime& rt = Runtime::require_running("jia_config");
+  Runtime& rt = Runtime::require_running(jia_call("jia_config"));
   static const char* names[] = {"HMIG", "ADWD", "BROADCAST", "LOADBAL", "WVEC"};
   if (key < 0 || key > WVEC) scopedsm::fatal("jia_config(%d, %d): unknown feature key; use HMIG, ADWD, BROADCAST, LOADBAL or WVEC", key, value);
   if (value != ON && value != OFF) scopedsm::fatal("jia_config(%s, %d): value must be ON or OFF", names[key], value);
@@ -168,7 +166,7 @@ void jia_config(int key, int value) {
 }
 
 void jia_divtask(int* begin, int* end) {
-  Runtime& rt = Runtime::require_running("jia_divtask");
+  Runtime& rt = Runtime::require_running(jia_call("jia_divtask"));
   // Without load measurements the share is an even split of [*begin, *end).
   // In 64 bits: *end - *begin may not fit an int (|n| up to 2^32 - 1), and
   // |n * (r + 1)| stays below (2^32 - 1) * (2^31 - 1) < 2^63. Each bound lies
@@ -180,6 +178,6 @@ void jia_divtask(int* begin, int* end) {
   *end = static_cast<int>(b + n * (r + 1) / p);
 }
 
-void jia_loadcheck(void) { Runtime::require_running("jia_loadcheck"); }
+void jia_loadcheck(void) { Runtime::require_running(jia_call("jia_loadcheck")); }
 
 }  // extern "C"

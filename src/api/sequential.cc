@@ -16,9 +16,11 @@
 #include <string>
 
 #include "common/checked.h"
+#include "common/surface.h"
 #include "jia.h"
 #include "runtime/alloc_plan.h"
 #include "scopedsm.h"
+#include "scopedsm.hpp"
 
 int jia_pid = 0;
 int hostc = 1;
@@ -26,6 +28,10 @@ int jia_lock_index = 0;
 
 namespace {
 
+using scopedsm::ApiCall;
+using scopedsm::c_call;
+using scopedsm::cxx_call;
+using scopedsm::jia_call;
 using scopedsm::Placement;
 
 bool g_initialized = false;
@@ -35,8 +41,14 @@ bool g_held[Maxlocks] = {};
 bool g_cv_set[Maxcondvs] = {};
 std::chrono::steady_clock::time_point g_start;
 
-[[noreturn]] void die(const char* call, const char* what) {
-  std::fprintf(stderr, "scopedsm: rank 0: %s: %s\n", call, what);
+[[noreturn]] void die(ApiCall call, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+[[noreturn]] void die(ApiCall call, const char* fmt, ...) {
+  std::fprintf(stderr, "scopedsm: rank 0: %s: ", call.name);
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "\n");
   std::fflush(stderr);
   std::_Exit(1);
 }
@@ -49,21 +61,23 @@ std::chrono::steady_clock::time_point g_start;
   std::_Exit(1);
 }
 
-void require_running(const char* call) {
-  if (!g_initialized) die(call, "called before jia_init/scopedsm_init; initialize first");
-  if (g_finalized) die(call, "called after jia_exit/scopedsm_finalize");
+// Messages name the call in its surface's words (common/surface.h), as the
+// DSM build's do.
+void require_running(ApiCall call) {
+  if (!g_initialized) die(call, "called %s; initialize ScopeDSM first", call.surface->before_init);
+  if (g_finalized) die(call, "called %s; ScopeDSM has shut down", call.surface->after_finalize);
 }
 
 // Sizes and blocks are checked by the same arithmetic as the DSM build
 // (runtime/alloc_plan.h), so a size the DSM refuses is refused here too,
 // with the same words. Start ranks are not: every rank is this process.
-void* allocate(const char* call, size_t size, const Placement* cyclic) {
+void* allocate(ApiCall call, size_t size, const Placement* cyclic) {
   require_running(call);
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   uint64_t pages = 0, block_pages = 0;
   scopedsm::Status s = scopedsm::pages_for_size(size, page, &pages);
   if (s.ok() && cyclic != nullptr) s = scopedsm::pages_for_block(cyclic->block_bytes, page, &block_pages);
-  if (!s.ok()) die(call, s.message().c_str());
+  if (!s.ok()) die(call, "%s", s.message().c_str());
   // pages * page fits 64 bits (pages_for_size), but maybe not size_t.
   std::optional<size_t> bytes = scopedsm::checked_cast<size_t>(pages * page);
   if (!bytes) die(call, "size too large for this process's address space");
@@ -73,7 +87,8 @@ void* allocate(const char* call, size_t size, const Placement* cyclic) {
 }
 
 // The JIAJIA calls take int sizes and blocks, as JIAJIA 2.1 did.
-unsigned long jia_alloc_as(const char* call, int size, int block, int) {
+unsigned long jia_alloc_as(const char* name, int size, int block, int) {
+  const ApiCall call = jia_call(name);
   if (size < 0) die(call, "negative size");
   if (block <= 0 && size > 0) die(call, "block size must be positive");
   Placement p;
@@ -81,81 +96,100 @@ unsigned long jia_alloc_as(const char* call, int size, int block, int) {
   return reinterpret_cast<unsigned long>(allocate(call, static_cast<size_t>(size), &p));
 }
 
-void check_lock(const char* call, int id) {
+void check_lock(ApiCall call, int id) {
   require_running(call);
-  static const std::string what = "lock id out of range [0, " + std::to_string(Maxlocks) + ")";
-  if (id < 0 || id >= Maxlocks) die(call, what.c_str());
+  if (id < 0 || id >= Maxlocks)
+    die(call, "lock id %d out of range; valid ids are 0 to %d (%s - 1)", id, Maxlocks - 1, call.surface->lock_limit);
 }
 
-void check_cv(const char* call, int cv) {
+void check_cv(ApiCall call, int cv) {
   require_running(call);
-  static const std::string what = "condition variable out of range [0, " + std::to_string(Maxcondvs) + ")";
-  if (cv < 0 || cv >= Maxcondvs) die(call, what.c_str());
+  if (cv < 0 || cv >= Maxcondvs)
+    die(call, "condition variable %d out of range; valid ids are 0 to %d (%s - 1)", cv, Maxcondvs - 1,
+        call.surface->cv_limit);
 }
+
+void init(ApiCall call) {
+  if (g_initialized) die(call, "called twice; %s", call.surface->init_once);
+  g_initialized = true;
+  g_start = std::chrono::steady_clock::now();
+}
+
+void finalize(ApiCall call) {
+  require_running(call);
+  if (g_lock_depth != 0) die(call, "locks still held at exit; unlock them first");
+  g_finalized = true;
+}
+
+void lock(ApiCall call, int id) {
+  check_lock(call, id);
+  if (g_held[id]) die(call, "lock already held by this process; locks do not nest on the same id");
+  g_held[id] = true;
+  ++g_lock_depth;
+}
+
+void unlock(ApiCall call, int id) {
+  check_lock(call, id);
+  if (!g_held[id]) die(call, "unlocking a lock this process does not hold");
+  g_held[id] = false;
+  --g_lock_depth;
+}
+
+void barrier(ApiCall call) {
+  require_running(call);
+  if (g_lock_depth != 0)
+    die(call, "barrier inside a critical section; a barrier cannot be used %s", call.surface->critical_section);
+}
+
+void cv_set(ApiCall call, int cv, bool set) {
+  check_cv(call, cv);
+  g_cv_set[cv] = set;
+}
+
+void cv_wait(ApiCall call, int cv) {
+  check_cv(call, cv);
+  if (!g_cv_set[cv]) die(call, "waiting on an unset condition variable with one process would never return");
+}
+
+double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count(); }
 
 }  // namespace
 
 extern "C" {
 
-void scopedsm_init(int*, char***) {
-  if (g_initialized) die("scopedsm_init", "called twice; initialize once");
-  g_initialized = true;
-  g_start = std::chrono::steady_clock::now();
-}
-void scopedsm_finalize(void) {
-  require_running("scopedsm_finalize");
-  if (g_lock_depth != 0) die("scopedsm_finalize", "locks still held at exit; unlock them first");
-  g_finalized = true;
-}
+void scopedsm_init(int*, char***) { init(c_call("scopedsm_init")); }
+void scopedsm_finalize(void) { finalize(c_call("scopedsm_finalize")); }
 int scopedsm_initialized(void) { return g_initialized && !g_finalized; }
 int scopedsm_rank(void) { return 0; }
 int scopedsm_size(void) { return 1; }
 size_t scopedsm_page_size(void) { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 int scopedsm_num_locks(void) { return Maxlocks; }
 int scopedsm_num_condvars(void) { return Maxcondvs; }
-void* scopedsm_alloc(size_t size) { return allocate("scopedsm_alloc", size, nullptr); }
+void* scopedsm_alloc(size_t size) { return allocate(c_call("scopedsm_alloc"), size, nullptr); }
 void* scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank) {
   Placement p;
   p.block_bytes = block;
   p.start_rank = start_rank;
-  return allocate("scopedsm_alloc_cyclic", size, &p);
+  return allocate(c_call("scopedsm_alloc_cyclic"), size, &p);
 }
-void* scopedsm_alloc_first_touch(size_t size) { return allocate("scopedsm_alloc_first_touch", size, nullptr); }
+void* scopedsm_alloc_first_touch(size_t size) { return allocate(c_call("scopedsm_alloc_first_touch"), size, nullptr); }
 int scopedsm_home_of(const void*) { return 0; }
 int scopedsm_is_shared(const void*) { return 0; }
 
-void scopedsm_lock(int id) {
-  check_lock("scopedsm_lock", id);
-  if (g_held[id]) die("scopedsm_lock", "lock already held by this process; locks do not nest on the same id");
-  g_held[id] = true;
-  ++g_lock_depth;
-}
-void scopedsm_unlock(int id) {
-  check_lock("scopedsm_unlock", id);
-  if (!g_held[id]) die("scopedsm_unlock", "unlocking a lock this process does not hold");
-  g_held[id] = false;
-  --g_lock_depth;
-}
-void scopedsm_barrier(void) {
-  require_running("scopedsm_barrier");
-  if (g_lock_depth != 0) die("scopedsm_barrier", "barrier inside a critical section; unlock first");
-}
-void scopedsm_wait(void) { require_running("scopedsm_wait"); }
-void scopedsm_cv_set(int cv) { check_cv("scopedsm_cv_set", cv); g_cv_set[cv] = true; }
-void scopedsm_cv_reset(int cv) { check_cv("scopedsm_cv_reset", cv); g_cv_set[cv] = false; }
-void scopedsm_cv_wait(int cv) {
-  check_cv("scopedsm_cv_wait", cv);
-  if (!g_cv_set[cv]) die("scopedsm_cv_wait", "waiting on an unset condition variable with one process would never return");
-}
+void scopedsm_lock(int id) { lock(c_call("scopedsm_lock"), id); }
+void scopedsm_unlock(int id) { unlock(c_call("scopedsm_unlock"), id); }
+void scopedsm_barrier(void) { barrier(c_call("scopedsm_barrier")); }
+void scopedsm_wait(void) { require_running(c_call("scopedsm_wait")); }
+void scopedsm_cv_set(int cv) { cv_set(c_call("scopedsm_cv_set"), cv, true); }
+void scopedsm_cv_reset(int cv) { cv_set(c_call("scopedsm_cv_reset"), cv, false); }
+void scopedsm_cv_wait(int cv) { cv_wait(c_call("scopedsm_cv_wait"), cv); }
 void scopedsm_send(const void*, size_t, int, int) {
-  die("scopedsm_send", "message passing needs more than one process");
+  die(c_call("scopedsm_send"), "message passing needs more than one process");
 }
 size_t scopedsm_recv(void*, size_t, int, int) {
-  die("scopedsm_recv", "message passing needs more than one process");
+  die(c_call("scopedsm_recv"), "message passing needs more than one process");
 }
-double scopedsm_time(void) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count();
-}
+double scopedsm_time(void) { return seconds(); }
 void scopedsm_stats_start(void) {}
 void scopedsm_stats_stop(void) {}
 size_t scopedsm_stats_json(char* buf, size_t len) {
@@ -187,44 +221,66 @@ void scopedsm_fatal(const char* fmt, ...) {
 }
 
 // JIAJIA surface.
-void jia_init(int argc, char** argv) { scopedsm_init(&argc, &argv); }
-void jia_exit(void) { scopedsm_finalize(); }
+void jia_init(int, char**) { init(jia_call("jia_init")); }
+void jia_exit(void) { finalize(jia_call("jia_exit")); }
 unsigned long jia_alloc3(int size, int block, int start) { return jia_alloc_as("jia_alloc3", size, block, start); }
 unsigned long jia_alloc2(int size, int block) { return jia_alloc_as("jia_alloc2", size, block, 0); }
 unsigned long jia_alloc2p(int size, int proc) { return jia_alloc_as("jia_alloc2p", size, size, proc); }
 unsigned long jia_alloc1(int size) { return jia_alloc_as("jia_alloc1", size, size, 0); }
 unsigned long jia_alloc(int size) { return jia_alloc_as("jia_alloc", size, size, 0); }
-void jia_lock(int id) { scopedsm_lock(id); }
-void jia_unlock(int id) { scopedsm_unlock(id); }
-void jia_barrier(void) { scopedsm_barrier(); }
-void jia_wait(void) { scopedsm_wait(); }
-void jia_setcv(int cv) { scopedsm_cv_set(cv); }
-void jia_resetcv(int cv) { scopedsm_cv_reset(cv); }
-void jia_waitcv(int cv) { scopedsm_cv_wait(cv); }
+void jia_lock(int id) { lock(jia_call("jia_lock"), id); }
+void jia_unlock(int id) { unlock(jia_call("jia_unlock"), id); }
+void jia_barrier(void) { barrier(jia_call("jia_barrier")); }
+void jia_wait(void) { require_running(jia_call("jia_wait")); }
+void jia_setcv(int cv) { cv_set(jia_call("jia_setcv"), cv, true); }
+void jia_resetcv(int cv) { cv_set(jia_call("jia_resetcv"), cv, false); }
+void jia_waitcv(int cv) { cv_wait(jia_call("jia_waitcv"), cv); }
 void jia_error(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vdie("jia_error: ", fmt, ap);
 }
-float jia_clock(void) { return static_cast<float>(scopedsm_time()); }
+float jia_clock(void) { return static_cast<float>(seconds()); }
 unsigned int jia_startstat(void) { return 0; }
 unsigned int jia_stopstat(void) { return 0; }
-void jia_send(void* buf, int len, int to, int tag) { scopedsm_send(buf, static_cast<size_t>(len), to, tag); }
-int jia_recv(void* buf, int len, int from, int tag) {
-  return static_cast<int>(scopedsm_recv(buf, static_cast<size_t>(len), from, tag));
-}
+void jia_send(void*, int, int, int) { die(jia_call("jia_send"), "message passing needs more than one process"); }
+int jia_recv(void*, int, int, int) { die(jia_call("jia_recv"), "message passing needs more than one process"); }
 void jia_bcast(void*, int, int root) {
-  if (root != 0) die("jia_bcast", "root out of range");
+  if (root != 0) die(jia_call("jia_bcast"), "root out of range");
 }
 void jia_reduce(void* sendbuf, void* recvbuf, int count, int op, int root) {
-  if (root != 0) die("jia_reduce", "root out of range");
-  if (count < 0) die("jia_reduce", "negative count");
+  const ApiCall call = jia_call("jia_reduce");
+  if (root != 0) die(call, "root out of range");
+  if (count < 0) die(call, "negative count");
   size_t elem = op <= MIN_INT ? sizeof(int) : op <= MIN_FLOAT ? sizeof(float) : sizeof(double);
-  if (op < 0 || op > MIN_DOUBLE) die("jia_reduce", "unknown operation");
+  if (op < 0 || op > MIN_DOUBLE) die(call, "unknown operation");
   std::memmove(recvbuf, sendbuf, elem * static_cast<size_t>(count));
 }
 void jia_config(int, int) {}
 void jia_divtask(int*, int*) {}
 void jia_loadcheck(void) {}
+
+}  // extern "C"
+
+// The C++ API's entry points (scopedsm.hpp), named as the C++ program wrote them.
+extern "C" {
+
+void scopedsm_cxx_init(int*, char***) { init(cxx_call("scopedsm::Runtime")); }
+void scopedsm_cxx_finalize(void) { finalize(cxx_call("scopedsm::Runtime::~Runtime")); }
+int scopedsm_cxx_rank(void) { return 0; }
+int scopedsm_cxx_size(void) { return 1; }
+double scopedsm_cxx_time(void) { return seconds(); }
+void scopedsm_cxx_barrier(void) { barrier(cxx_call("scopedsm::barrier")); }
+void scopedsm_cxx_wait(void) { require_running(cxx_call("scopedsm::wait")); }
+void scopedsm_cxx_lock(int id) { lock(cxx_call("scopedsm::LockGuard"), id); }
+void scopedsm_cxx_unlock(int id) { unlock(cxx_call("scopedsm::LockGuard::~LockGuard"), id); }
+void* scopedsm_cxx_alloc(size_t bytes, size_t, const char*, int, int placement, size_t block_bytes, int start_rank) {
+  const ApiCall call = cxx_call("scopedsm::alloc_array");
+  if (placement != SCOPEDSM_HOME_CYCLIC) return allocate(call, bytes, nullptr);
+  Placement p;
+  p.block_bytes = block_bytes;
+  p.start_rank = start_rank;
+  return allocate(call, bytes, &p);
+}
 
 }  // extern "C"

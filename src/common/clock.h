@@ -1,4 +1,5 @@
-// Monotonic time in nanoseconds, for statistics and timeouts.
+// Monotonic time in nanoseconds, for statistics, the trace and timeouts.
+// (stats/trace.h's TraceSpan times a call for both.)
 #pragma once
 
 #include <cstdint>
@@ -12,17 +13,10 @@ inline uint64_t now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// Adds the time between construction and destruction to *sink.
-class ScopedTimer {
- public:
-  explicit ScopedTimer(uint64_t* sink) : sink_(sink), start_(now_ns()) {}
-  ~ScopedTimer() { *sink_ += now_ns() - start_; }
-  ScopedTimer(const ScopedTimer&) = delete;
-  ScopedTimer& operator=(const ScopedTimer&) = delete;
-
- private:
-  uint64_t* sink_;
-  uint64_t start_;
-};
+inline void sleep_ns(uint64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
 
 }  // namespace scopedsm

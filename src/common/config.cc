@@ -1,8 +1,14 @@
 #include "common/config.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
+
+#include "common/limits.h"
 
 namespace scopedsm {
 
@@ -25,8 +31,8 @@ Status parse_uint(const std::string& text, uint64_t* out) {
 // "none", or a comma-separated list of kTestFaultNames.
 Status parse_test_faults(const std::string& v, uint32_t* out) {
   const char* accepted =
-      "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge and "
-      "skip-barrier-round, or none";
+      "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge, "
+      "skip-seen-mark, rma-ignore-untrapped, slow-untrap and skip-barrier-round, or none";
   *out = 0;
   if (v == "none") return Status::Ok();
   size_t start = 0;
@@ -45,10 +51,47 @@ Status parse_test_faults(const std::string& v, uint32_t* out) {
   }
 }
 
+// Exactly "on" or "off", as docs/CONFIG.md says: one spelling per value, so
+// that a setting reads the same in every script and log.
 Status parse_bool(const char* name, const std::string& v, bool* out) {
-  if (v == "on" || v == "1" || v == "yes" || v == "true") { *out = true; return Status::Ok(); }
-  if (v == "off" || v == "0" || v == "no" || v == "false") { *out = false; return Status::Ok(); }
+  if (v == "on") { *out = true; return Status::Ok(); }
+  if (v == "off") { *out = false; return Status::Ok(); }
   return bad(name, v, "on or off");
+}
+
+// Levenshtein distance: single-character insertions, deletions and substitutions.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+bool is_known_variable(const std::string& name) {
+  for (const auto* table : {&config_variables(), &tool_variables()})
+    for (const ConfigVariable& v : *table)
+      if (name == v.name) return true;
+  return false;
+}
+
+// The unknown ones of `names`, each with its closest known variable.
+std::vector<Config::UnknownVariable> unknown_variables(const std::vector<std::string>& names) {
+  std::vector<Config::UnknownVariable> unknown;
+  for (const std::string& name : names) {
+    if (name.rfind("SCOPEDSM_", 0) != 0 || is_known_variable(name)) continue;
+    bool seen = false;
+    for (const auto& u : unknown) seen = seen || u.name == name;
+    if (!seen) unknown.push_back({name, closest_known_variable(name)});
+  }
+  return unknown;
 }
 
 }  // namespace
@@ -64,8 +107,13 @@ const std::vector<ConfigVariable>& config_variables() {
        "four pages, a string copy whose source and destination both straddle a page boundary, and all must be "
        "resident at once)."},
       {"SCOPEDSM_HOME_POLICY", "cyclic",
-       "Home placement of jia_alloc/jia_alloc1/scopedsm_alloc: 'cyclic' (JIAJIA 2.1 placement) or 'first-touch'."},
+       "Home placement of scopedsm_alloc, jia_alloc and jia_alloc1: 'cyclic' (scopedsm_alloc deals pages one by "
+       "one from rank 0; jia_alloc and jia_alloc1 put a whole allocation on one rank, as JIAJIA 2.1 did) or "
+       "'first-touch' (each page homed where first touched). docs/ALLOCATION.md has every call's placement."},
       {"SCOPEDSM_STATS_FILE", "(none)", "Path where rank 0 writes the statistics of every process as JSON at exit."},
+      {"SCOPEDSM_TRACE", "(none)",
+       "Path where rank 0 writes every process's events (faults, fetches, diffs, lock waits, barriers, serving) "
+       "as Chrome/Perfetto trace-event JSON at exit."},
       {"SCOPEDSM_SUMMARY", "on", "Whether rank 0 prints the statistics table at exit (on or off)."},
       {"SCOPEDSM_LOG", "warn", "Log level: error, warn, info or debug."},
       {"SCOPEDSM_TIMEOUT", "120",
@@ -78,14 +126,67 @@ const std::vector<ConfigVariable>& config_variables() {
        "'on': processes on one node copy pages straight from each other's home memory and apply diffs to it, "
        "with no message and no wait for the home's threads. 'off': every process is a node of its own (pages, "
        "diffs and wake-ups go through MPI), to exercise and measure the cross-node path on one machine."},
+      {"SCOPEDSM_FETCH", "auto",
+       "How a page homed on another node is read. 'rma': one-sided MPI_Get from the home's memory, which needs "
+       "no home CPU where the MPI library and network progress it without the target. 'message': a request "
+       "that the home's service thread answers. 'auto': 'rma' if a start-up check finds one-sided reads "
+       "progressing while their target computes, else 'message'."},
+      {"SCOPEDSM_FETCH_PAGES", "16",
+       "Most pages one fault fetches: a fault right after the previous page's copy fetches the run of invalid "
+       "pages after it that share its home, up to this many (1 to 64; 1 fetches single pages). The run grows while "
+       "its pages are used and shrinks when they are not."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
-       "skip-notices, skip-node-record, whole-word-merge, skip-barrier-round) to prove tests can fail."},
+       "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round; "
+       "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
+       "can fail."},
+      {"SCOPEDSM_STRICT", "off",
+       "'on': a SCOPEDSM_* variable that ScopeDSM does not know (a misspelling) ends the job at start-up; "
+       "'off': it is reported once, with the closest known variable, and ignored. `scopedsm run --strict` sets it."},
   };
   return vars;
+}
+
+const std::vector<ConfigVariable>& tool_variables() {
+  static const std::vector<ConfigVariable> vars = {
+      {"SCOPEDSM_MPIEXEC", "(the build's)", "The MPI launcher `scopedsm run` and `scopedsm bench` start jobs with."},
+      {"SCOPEDSM_CC", "(the build's)", "The C compiler scopedsm-cc calls."},
+      {"SCOPEDSM_CXX", "(the build's)", "The C++ compiler scopedsm-c++ calls."},
+      {"SCOPEDSM_BENCH_COMMIT", "(git)", "The source commit bench/run_micro.sh records in its reports."},
+  };
+  return vars;
+}
+
+std::vector<std::string> scopedsm_variable_names() {
+  std::vector<std::string> names;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, "SCOPEDSM_", 9) != 0) continue;
+    const char* eq = std::strchr(*e, '=');
+    names.emplace_back(*e, eq == nullptr ? std::strlen(*e) : static_cast<size_t>(eq - *e));
+  }
+  return names;
+}
+
+std::string closest_known_variable(const std::string& name) {
+  std::string best;
+  size_t best_distance = SIZE_MAX;
+  for (const auto* table : {&config_variables(), &tool_variables()}) {
+    for (const ConfigVariable& v : *table) {
+      const size_t d = edit_distance(name, v.name);
+      if (d < best_distance) {
+        best = v.name;
+        best_distance = d;
+      }
+    }
+  }
+  return best;
+}
+
+std::string describe_unknown(const Config::UnknownVariable& u) {
+  return u.name + " is not a ScopeDSM variable (did you mean " + u.closest + "?)";
 }
 
 Status parse_size(const std::string& text, uint64_t* out) {
@@ -117,7 +218,7 @@ EnvLookup process_environment() {
   };
 }
 
-Status parse_config(const EnvLookup& lookup, Config* out) {
+Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std::string>& names) {
   Config c;
   if (auto v = lookup("SCOPEDSM_REGION_SIZE")) {
     uint64_t size = 0;
@@ -139,6 +240,10 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
   if (auto v = lookup("SCOPEDSM_STATS_FILE")) {
     if (v->empty()) return bad("SCOPEDSM_STATS_FILE", *v, "a file path");
     c.stats_file = *v;
+  }
+  if (auto v = lookup("SCOPEDSM_TRACE")) {
+    if (v->empty()) return bad("SCOPEDSM_TRACE", *v, "a file path");
+    c.trace_file = *v;
   }
   if (auto v = lookup("SCOPEDSM_SUMMARY")) {
     Status s = parse_bool("SCOPEDSM_SUMMARY", *v, &c.summary);
@@ -180,6 +285,18 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
     Status s = parse_bool("SCOPEDSM_NODE_SHARING", *v, &c.node_sharing);
     if (!s.ok()) return s;
   }
+  if (auto v = lookup("SCOPEDSM_FETCH")) {
+    if (*v == "auto") c.fetch = FetchMode::kAuto;
+    else if (*v == "rma") c.fetch = FetchMode::kRma;
+    else if (*v == "message") c.fetch = FetchMode::kMessage;
+    else return bad("SCOPEDSM_FETCH", *v, "auto, rma or message");
+  }
+  if (auto v = lookup("SCOPEDSM_FETCH_PAGES")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n < 1 || n > kMaxFetchPages)
+      return bad("SCOPEDSM_FETCH_PAGES", *v, "a page count from 1 to 64");
+    c.fetch_pages = static_cast<uint32_t>(n);
+  }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n > 1000000)
@@ -190,29 +307,89 @@ Status parse_config(const EnvLookup& lookup, Config* out) {
     Status s = parse_test_faults(*v, &c.test_faults);
     if (!s.ok()) return s;
   }
+  if (auto v = lookup("SCOPEDSM_STRICT")) {
+    Status s = parse_bool("SCOPEDSM_STRICT", *v, &c.strict);
+    if (!s.ok()) return s;
+  }
+  c.unknown = unknown_variables(names);
+  if (c.strict && !c.unknown.empty()) {
+    std::string message;
+    for (const auto& u : c.unknown) message += (message.empty() ? "" : "; ") + describe_unknown(u);
+    return Status::Error("an unknown variable under SCOPEDSM_STRICT=on: " + message);
+  }
   *out = c;
   return Status::Ok();
 }
 
-std::string describe_config(const Config& c) {
-  std::ostringstream os;
-  os << "region_size=" << c.region_size << " cache_pages=" << c.cache_pages
-     << " home_policy=" << (c.home_policy == HomePolicy::kCyclic ? "cyclic" : "first-touch")
-     << " stats_file=" << (c.stats_file.empty() ? "(none)" : c.stats_file)
-     << " summary=" << (c.summary ? "on" : "off") << " log=" << static_cast<int>(c.log_level)
-     << " timeout_s=" << c.timeout_s << " spin_us=" << c.spin_us << " poll_us=" << c.poll_us
-     << " write_detect=" << (c.write_detect_all ? "all" : "adaptive")
-     << " node_sharing=" << (c.node_sharing ? "on" : "off");
+const char* fetch_mode_name(FetchMode mode) {
+  switch (mode) {
+    case FetchMode::kAuto: return "auto";
+    case FetchMode::kRma: return "rma";
+    case FetchMode::kMessage: return "message";
+  }
+  return "?";
+}
+
+namespace {
+
+// A byte count as the largest exact K, M, G or T multiple: 16G, 1536M, 4097.
+std::string size_text(uint64_t bytes) {
+  static const char kSuffix[] = "KMGT";
+  std::string suffix;
+  for (int i = 3; i >= 0; --i) {
+    const uint64_t unit = 1ull << (10 * (i + 1));
+    if (bytes != 0 && bytes % unit == 0) return std::to_string(bytes / unit) + kSuffix[i];
+  }
+  return std::to_string(bytes);
+}
+
+const char* log_level_text(LogLevel level) {
+  switch (level) {
+    case LogLevel::kError: return "error";
+    case LogLevel::kWarn: return "warn";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kDebug: return "debug";
+  }
+  return "warn";
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> config_settings(const Config& c) {
+  std::ostringstream timeout;
+  timeout << c.timeout_s;
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"region_size", size_text(c.region_size)},
+      {"cache_pages", std::to_string(c.cache_pages)},
+      {"home_policy", c.home_policy == HomePolicy::kCyclic ? "cyclic" : "first-touch"},
+  };
+  if (!c.stats_file.empty()) out.push_back({"stats_file", c.stats_file});
+  if (!c.trace_file.empty()) out.push_back({"trace", c.trace_file});
+  out.push_back({"summary", c.summary ? "on" : "off"});
+  out.push_back({"log", log_level_text(c.log_level)});
+  out.push_back({"timeout", timeout.str()});
+  out.push_back({"spin_us", std::to_string(c.spin_us)});
+  out.push_back({"poll_us", std::to_string(c.poll_us)});
+  out.push_back({"write_detect", c.write_detect_all ? "all" : "adaptive"});
+  out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});
+  out.push_back({"fetch", fetch_mode_name(c.fetch)});
+  out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});
   if (c.test_faults != 0) {
-    const char* sep = " TEST_FAULT=";
+    std::string names;
     for (const TestFaultName& f : kTestFaultNames) {
       if ((c.test_faults & static_cast<uint32_t>(f.fault)) == 0) continue;
-      os << sep << f.name;
-      sep = ",";
+      names += (names.empty() ? "" : ",") + std::string(f.name);
     }
+    out.push_back({"test_fault", names});
   }
-  if (c.test_delay_us != 0) os << " TEST_DELAY_US=" << c.test_delay_us;
-  return os.str();
+  if (c.test_delay_us != 0) out.push_back({"test_delay_us", std::to_string(c.test_delay_us)});
+  return out;
+}
+
+std::string describe_config(const Config& c) {
+  std::string out;
+  for (const auto& [name, value] : config_settings(c)) out += (out.empty() ? "" : " ") + name + "=" + value;
+  return out;
 }
 
 }  // namespace scopedsm

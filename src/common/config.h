@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -17,6 +18,8 @@
 namespace scopedsm {
 
 enum class HomePolicy { kCyclic, kFirstTouch };
+// How pages homed on other nodes are read (SCOPEDSM_FETCH).
+enum class FetchMode { kAuto, kRma, kMessage };
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
 // Test-only protocol breakages (SCOPEDSM_TEST_FAULT), one bit each, so the
@@ -27,7 +30,10 @@ enum class TestFault : uint32_t {
   kSkipNotices = 1u << 2,     // lock and condition-variable managers and barrier rounds drop received notices
   kSkipNodeRecord = 1u << 3,  // node peers copy home pages without recording the copy: stale reads
   kWholeWordMerge = 1u << 4,  // node peers merge whole changed words, not bytes: lost neighbour bytes
-  kSkipBarrierRound = 1u << 5,  // a barrier ignores the notices its last round brings: stale reads
+  kSkipSeenMark = 1u << 5,    // one-sided readers do not mark pages seen: homes untrap pages others hold
+  kRmaIgnoreUntrapped = 1u << 6,  // one-sided readers keep copies of untrapped pages: unrecorded copies
+  kSlowUntrap = 1u << 7,      // not a breakage: a home with pages to untrap after a barrier does so 50 ms late (widens a race for tests)
+  kSkipBarrierRound = 1u << 8,  // a barrier ignores the notices its last round brings: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -40,6 +46,9 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kSkipNotices, "skip-notices"},
     {TestFault::kSkipNodeRecord, "skip-node-record"},
     {TestFault::kWholeWordMerge, "whole-word-merge"},
+    {TestFault::kSkipSeenMark, "skip-seen-mark"},
+    {TestFault::kRmaIgnoreUntrapped, "rma-ignore-untrapped"},
+    {TestFault::kSlowUntrap, "slow-untrap"},
     {TestFault::kSkipBarrierRound, "skip-barrier-round"},
 };
 
@@ -48,6 +57,7 @@ struct Config {
   uint64_t cache_pages = 65536;        // capacity of the remote-page cache
   HomePolicy home_policy = HomePolicy::kCyclic;
   std::string stats_file;              // JSON statistics path; empty = none
+  std::string trace_file;              // trace-event JSON path (SCOPEDSM_TRACE); empty = no trace
   bool summary = true;                 // rank 0 prints a table at exit
   LogLevel log_level = LogLevel::kWarn;
   double timeout_s = 120;              // longest single wait; 0 = unbounded
@@ -55,8 +65,18 @@ struct Config {
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
+  FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
+  uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
+  bool strict = false;                 // an unknown SCOPEDSM_* variable is an error, not a warning
+  // SCOPEDSM_* variables set that no part of ScopeDSM reads (misspellings,
+  // most likely), each with the known variable closest to it.
+  struct UnknownVariable {
+    std::string name;
+    std::string closest;
+  };
+  std::vector<UnknownVariable> unknown;
 };
 
 // One documented variable.
@@ -66,17 +86,43 @@ struct ConfigVariable {
   const char* meaning;
 };
 const std::vector<ConfigVariable>& config_variables();
+// SCOPEDSM_* variables that the tools, benchmarks and tests read rather than
+// the runtime (SCOPEDSM_MPIEXEC, SCOPEDSM_CC, ...): known, so never reported
+// as unknown, but not part of the runtime's configuration.
+const std::vector<ConfigVariable>& tool_variables();
+
+// The names of the SCOPEDSM_* variables in this process's environment.
+std::vector<std::string> scopedsm_variable_names();
+
+// The known variable (of config_variables() and tool_variables()) closest
+// to `name` by edit distance; ties go to the first in table order.
+std::string closest_known_variable(const std::string& name);
+// "SCOPEDSM_X is not a ScopeDSM variable (did you mean SCOPEDSM_Y?)"
+std::string describe_unknown(const Config::UnknownVariable& unknown);
 
 // Reads the configuration through `lookup` (getenv in production, a map in
-// tests). Returns the first invalid variable as an error.
+// tests). Returns the first invalid variable as an error. `names` are the
+// SCOPEDSM_* variables set (scopedsm_variable_names() in production): those
+// no part of ScopeDSM knows are listed in out->unknown, and are an error
+// naming the first of them and its closest known variable when
+// SCOPEDSM_STRICT=on.
 using EnvLookup = std::function<std::optional<std::string>(const char*)>;
-Status parse_config(const EnvLookup& lookup, Config* out);
+Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std::string>& names = {});
 EnvLookup process_environment();
 
 // Parses "4096", "64K", "16M", "2G", "1T" (binary multiples). Exposed for tests.
 Status parse_size(const std::string& text, uint64_t* out);
 
-// Human-readable rendering of the effective configuration (for `info`).
+// "auto", "rma" or "message".
+const char* fetch_mode_name(FetchMode mode);
+
+// The effective configuration as (setting, value) pairs, each value written
+// as a user would write the variable: ("log", "warn"), ("region_size",
+// "16G"). A setting's name is its variable's without SCOPEDSM_, in lower
+// case. Unset paths and test-only settings at their defaults are left out.
+std::vector<std::pair<std::string, std::string>> config_settings(const Config& config);
+
+// The same, as one line of setting=value pairs (for `info` and the log).
 std::string describe_config(const Config& config);
 
 }  // namespace scopedsm

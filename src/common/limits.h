@@ -1,4 +1,5 @@
-// How many locks and condition variables a job has: the one definition.
+// How many locks and condition variables a job has, and how many pages one
+// fetch may bring: the one definition.
 //
 // include/jia.h keeps JIAJIA's public names for them, Maxlocks and Maxcondvs,
 // as literal macros (C programs size arrays with them, and a public header
@@ -6,9 +7,13 @@
 // programs pass, asserts at compile time that they equal these.
 #pragma once
 
+#include <cstdint>
+
 namespace scopedsm {
 
 inline constexpr int kMaxLocks = 1024;    // lock ids are 0 .. kMaxLocks - 1
 inline constexpr int kMaxCondvars = 64;   // condition-variable ids are 0 .. kMaxCondvars - 1
+// The most pages one fetch brings (SCOPEDSM_FETCH_PAGES, the GETP run field).
+inline constexpr uint32_t kMaxFetchPages = 64;
 
 }  // namespace scopedsm

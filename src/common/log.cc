@@ -18,7 +18,11 @@ std::atomic<bool> g_dying{false};
 // this runs inside the SIGSEGV handler too.
 void emit(const char* tag, const char* fmt, va_list ap) {
   char buf[2048];
-  int n = std::snprintf(buf, sizeof buf, "scopedsm: rank %d: %s", g_rank.load(), tag);
+  // Before the rank is known (no launcher told it, MPI not yet started)
+  // the line names no rank rather than a made-up one.
+  const int rank = g_rank.load();
+  int n = rank >= 0 ? std::snprintf(buf, sizeof buf, "scopedsm: rank %d: %s", rank, tag)
+                    : std::snprintf(buf, sizeof buf, "scopedsm: %s", tag);
   if (n < 0) n = 0;
   if (n < static_cast<int>(sizeof buf)) {
     int m = std::vsnprintf(buf + n, sizeof buf - static_cast<size_t>(n), fmt, ap);

@@ -1,7 +1,8 @@
 // Diagnostics: leveled logging and the fatal-error path.
 //
 // Every message starts with "scopedsm: rank R:" so that interleaved output
-// from many processes stays attributable. fatal() is the one way the runtime
+// from many processes stays attributable ("scopedsm:" alone while the rank
+// is unknown). fatal() is the one way the runtime
 // reports misuse or an unrecoverable state: it prints the message and then
 // ends the whole job (through the abort hook the runtime installs, which
 // calls MPI_Abort), so every process exits non-zero within seconds.

@@ -32,15 +32,27 @@ inline void full_fence([[maybe_unused]] std::atomic<uint64_t>& any) {
 
 }  // namespace
 
+namespace {
+// share words, ring header, ring entries, seen bytes, probe word
+uint64_t ring_offset(uint64_t num_pages) { return round_up(num_pages * 4, 64); }
+}  // namespace
+
+uint64_t HomeShare::seen_offset(uint64_t num_pages, uint64_t page) {
+  return round_up(ring_offset(num_pages) + sizeof(RingHeader) + num_pages * 4, 64) + page;
+}
+
+uint64_t HomeShare::probe_offset(uint64_t num_pages) { return round_up(seen_offset(num_pages, num_pages), 64); }
+
 uint64_t HomeShare::bytes_for(uint64_t num_pages, size_t page_size) {
-  // share words, ring header, ring entries
-  return round_up(round_up(num_pages * 4, 64) + sizeof(RingHeader) + num_pages * 4, page_size);
+  return round_up(probe_offset(num_pages) + 64, page_size);
 }
 
 HomeShare::HomeShare(std::byte* base, uint64_t num_pages) : capacity_(num_pages) {
   words_ = reinterpret_cast<std::atomic<uint32_t>*>(base);
-  ring_ = reinterpret_cast<RingHeader*>(base + round_up(num_pages * 4, 64));
+  ring_ = reinterpret_cast<RingHeader*>(base + ring_offset(num_pages));
   entries_ = reinterpret_cast<std::atomic<uint32_t>*>(reinterpret_cast<std::byte*>(ring_) + sizeof(RingHeader));
+  seen_ = reinterpret_cast<std::atomic<uint8_t>*>(base + seen_offset(num_pages, 0));
+  probe_ = reinterpret_cast<std::atomic<uint32_t>*>(base + probe_offset(num_pages));
 }
 
 void HomeShare::record_copy(uint32_t page, uint32_t epoch) const {
@@ -109,16 +121,30 @@ bool HomeShare::try_untrap(uint32_t page, uint32_t after_epoch) const {
   for (;;) {
     if ((old & (kShareUntrapped | kShareRetrap | kSharePushed)) != 0) return false;
     if ((old & kShareEpochMask) > after_epoch + 1) return false;  // a copy was taken after the barrier
-    if (w.compare_exchange_weak(old, old | kShareUntrapped, std::memory_order_seq_cst)) return true;
+    if (w.compare_exchange_weak(old, old | kShareUntrapped, std::memory_order_seq_cst))
+      return keep_untrapped_unless_seen(page);
   }
 }
 
 bool HomeShare::try_untrap_fresh(uint32_t page) const {
   uint32_t expected = 0;
-  return words_[page].compare_exchange_strong(expected, kShareUntrapped, std::memory_order_seq_cst);
+  if (!words_[page].compare_exchange_strong(expected, kShareUntrapped, std::memory_order_seq_cst)) return false;
+  return keep_untrapped_unless_seen(page);
+}
+
+bool HomeShare::keep_untrapped_unless_seen(uint32_t page) const {
+  // The untrap is visible (the compare-and-swap); only now read the byte a
+  // one-sided reader writes before it reads the word (see the header).
+  full_fence(ring_->tail);
+  if (!seen(page)) return true;
+  // Trapped again. A copier that queued the page meanwhile leaves its bits;
+  // the next drain clears them.
+  words_[page].fetch_and(~kShareUntrapped, std::memory_order_seq_cst);
+  return false;
 }
 
 void HomeShare::reset(uint32_t page, bool untrapped) const {
+  seen_[page].store(0, std::memory_order_seq_cst);
   words_[page].store(untrapped ? kShareUntrapped : 0, std::memory_order_seq_cst);
 }
 

@@ -34,8 +34,26 @@
 // sets kShareRetrap, and leaves it only when the home drains it and clears
 // the bit, so it can never hold more entries than pages and never overflows.
 //
+// Copies read one-sided (MPI_Get from another node, protocol/page_source.h)
+// cannot run record_copy(): MPI's atomics need the home's CPU. Such a reader
+// first writes the page's `seen` byte (MPI_Put, flushed), then reads the
+// share word and the page; it uses the copy only if the word says trapped,
+// and otherwise fetches the page by message (which records it). The home,
+// whenever it untraps, sets kShareUntrapped first and reads `seen` after a
+// full fence, and undoes the untrap if the byte is set. Either the reader
+// sees the untrap (and takes the recorded path) or the home sees the byte
+// (and keeps trapping): no page is ever written untrapped while an
+// unrecorded copy of it is held. A set `seen` byte stays set until the page
+// is allocated again, so a page read one-sided stays trapped (JIAJIA's rule).
+//
+// Layout in the memfd (offsets from the HomeShare's start, for one-sided
+// access by other processes): the share words (word_offset), the ring, the
+// seen bytes (seen_offset), and one probe word (probe_offset) that the
+// start-up check of one-sided progress writes (transport/rma.h).
+//
 // Thread ownership: record_copy() by any thread of any process of the node;
-// drain() and set_untrapped() by the home's application thread only.
+// `seen` bytes written by any process (one-sided); drain(), try_untrap*()
+// and reset() by the home's application thread only.
 #pragma once
 
 #include <atomic>
@@ -71,12 +89,22 @@ class HomeShare {
   void drain(std::vector<uint32_t>* out) const;
 
   // Home only: stops trapping writes unless a copy was taken at or after
-  // epoch `after_epoch` + 1, or the page is queued. Returns whether it did.
+  // epoch `after_epoch` + 1, or the page is queued, or it was ever read
+  // one-sided (`seen`). Returns whether it did.
   bool try_untrap(uint32_t page, uint32_t after_epoch) const;
   // Home only: untrapped unless anyone ever took a copy (first touch).
   bool try_untrap_fresh(uint32_t page) const;
   // Home only: a new allocation's page, with no copy anywhere.
   void reset(uint32_t page, bool untrapped) const;
+  // Whether a one-sided reader has marked the page.
+  bool seen(uint64_t page) const { return seen_[page].load(std::memory_order_seq_cst) != 0; }
+
+  // Offsets, in bytes from the HomeShare's start, of a page's share word and
+  // seen byte and of the probe word, for a region of `num_pages`.
+  static uint64_t word_offset(uint64_t page) { return page * 4; }
+  static uint64_t seen_offset(uint64_t num_pages, uint64_t page);
+  static uint64_t probe_offset(uint64_t num_pages);
+  std::atomic<uint32_t>& probe_word() const { return *probe_; }
 
  private:
   struct alignas(64) RingHeader {
@@ -85,7 +113,12 @@ class HomeShare {
   };
   std::atomic<uint32_t>* words_ = nullptr;
   RingHeader* ring_ = nullptr;
+  // Undoes an untrap whose page turned out to be read one-sided.
+  bool keep_untrapped_unless_seen(uint32_t page) const;
+
   std::atomic<uint32_t>* entries_ = nullptr;  // page + 1; 0 = not yet written
+  std::atomic<uint8_t>* seen_ = nullptr;      // one per page
+  std::atomic<uint32_t>* probe_ = nullptr;
   uint64_t capacity_ = 0;
 };
 

@@ -10,6 +10,7 @@ const char* page_state_name(PageState state) {
     case PageState::kInvalid: return "invalid";
     case PageState::kReadOnly: return "read-only";
     case PageState::kReadWrite: return "read-write";
+    case PageState::kPrefetched: return "prefetched";
     case PageState::kHomeClean: return "home-clean";
     case PageState::kHomeDirty: return "home-dirty";
     case PageState::kHomeUntrapped: return "home-untrapped";

@@ -6,6 +6,8 @@
 //   kInvalid        homed elsewhere; no valid copy here        (no access)
 //   kReadOnly       homed elsewhere; clean cached copy         (read)
 //   kReadWrite      homed elsewhere; written, has a twin       (read-write)
+//   kPrefetched     homed elsewhere; clean copy brought by a fetch run and
+//                   not touched yet: the run's last page, a tripwire (none)
 //   kHomeClean      homed here; writes are trapped             (read)
 //   kHomeDirty      homed here; written this interval, noted   (read-write)
 //   kHomeUntrapped  homed here; no other process holds a copy,
@@ -36,6 +38,7 @@ enum class PageState : uint8_t {
   kHomeClean,
   kHomeDirty,
   kHomeUntrapped,
+  kPrefetched,
 };
 const char* page_state_name(PageState state);
 inline bool is_home_state(PageState s) {
@@ -47,7 +50,8 @@ enum class Prot : uint8_t { kNone = 0, kRead = 1, kReadWrite = 2 };
 constexpr Prot prot_for(PageState s) {
   switch (s) {
     case PageState::kUnallocated:
-    case PageState::kInvalid: return Prot::kNone;
+    case PageState::kInvalid:
+    case PageState::kPrefetched: return Prot::kNone;
     case PageState::kReadOnly:
     case PageState::kHomeClean: return Prot::kRead;
     case PageState::kReadWrite:
@@ -66,6 +70,8 @@ struct PageMeta {
   bool in_dirty_list;         // queued for the end of the interval
   bool pending_diff;          // a diff of it waits to be sent home
   bool stale_listed;          // invalid copy whose memory awaits discarding
+  bool seen_marked;           // we marked it `seen` at its home (one-sided reads, HomeShare)
+  uint8_t run_pages;          // kPrefetched only: pages its fetch run brought besides the faulting one
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it

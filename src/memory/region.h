@@ -73,6 +73,11 @@ class Region {
   const HomeShare& peer_share(int local) const { return peer_shares_[static_cast<size_t>(local)]; }
   // Our own HomeShare.
   const HomeShare& share() const { return share_; }
+  // Our memory of every page (the alias view's start) and our HomeShare's
+  // bytes, for exposing them to one-sided access (transport/rma.h).
+  std::byte* alias_base() const { return alias_; }
+  std::byte* share_base() const { return share_map_; }
+  uint64_t share_bytes() const { return file_bytes_ - bytes_; }
 
   // Sets the app-view protection of pages [first, first + count). Fails
   // without changing anything if the change would take the number of

@@ -45,6 +45,8 @@ Coherence::Coherence(const CoherenceParts& p)
     : rank_(p.rank),
       size_(p.size),
       write_detect_all_(p.write_detect_all),
+      max_run_(std::max<uint32_t>(1, std::min(p.fetch_pages, kMaxFetchPages))),
+      window_(std::min<uint32_t>(4, max_run_)),
       test_faults_(p.test_faults),
       node_(p.node),
       transport_(p.transport),
@@ -53,14 +55,19 @@ Coherence::Coherence(const CoherenceParts& p)
       cache_(p.cache),
       stack_(p.stack),
       stats_(p.stats),
+      surface_(p.surface),
       message_source_(p.transport, p.region->page_size()),
       node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0) {
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
+  if (p.rma != nullptr)
+    rma_source_ = std::make_unique<RmaSource>(p.rma, p.region, p.pages, p.transport, &message_source_,
+                                              p.test_faults);
+  PageSource* remote = rma_source_ ? static_cast<PageSource*>(rma_source_.get()) : &message_source_;
   sources_.resize(static_cast<size_t>(size_));
   for (int r = 0; r < size_; ++r) {
     const bool near = p.node_shared && r != rank_ && node_->same_node(r);
-    sources_[static_cast<size_t>(r)] = near ? static_cast<PageSource*>(&node_source_) : &message_source_;
+    sources_[static_cast<size_t>(r)] = near ? static_cast<PageSource*>(&node_source_) : remote;
   }
 }
 
@@ -80,8 +87,9 @@ void Coherence::handle_fault(uint64_t page, Access access) {
   switch (m.state) {
     case PageState::kUnallocated:
       fatal("touched shared address %p, which is not part of any allocation (allocated: %" PRIu64
-            " pages from %p); allocate it with jia_alloc/scopedsm_alloc first",
-            static_cast<void*>(region_->app(page)), pages_->allocated(), static_cast<void*>(region_->base()));
+            " pages from %p); allocate it with %s first",
+            static_cast<void*>(region_->app(page)), pages_->allocated(), static_cast<void*>(region_->base()),
+            surface_->alloc);
     case PageState::kInvalid:
       if (write) ++stats_->write_faults;
       else ++stats_->read_faults;
@@ -94,6 +102,11 @@ void Coherence::handle_fault(uint64_t page, Access access) {
     case PageState::kReadOnly:
       ++stats_->write_faults;
       make_writable(page);
+      return;
+    case PageState::kPrefetched:
+      if (write) ++stats_->write_faults;
+      else ++stats_->read_faults;
+      touch_prefetched(page, write);
       return;
     case PageState::kHomeClean:
       ++stats_->write_faults;
@@ -109,22 +122,20 @@ void Coherence::handle_fault(uint64_t page, Access access) {
         static_cast<int>(region_->prot(page)));
 }
 
-void Coherence::prepare(uint64_t first, uint64_t count, Access access) {
+void Coherence::prepare(uint64_t first, uint64_t count, Access access, const char* call) {
   uint64_t remote = 0;
   for (uint64_t p = first; p < first + count; ++p)
     if (!is_home_state((*pages_)[p].state)) ++remote;
   if (remote > cache_->capacity())
-    fatal("scopedsm_prepare: %" PRIu64 " pages homed elsewhere cannot all be cached at once (SCOPEDSM_CACHE_PAGES=%" PRIu64
+    fatal("%s: %" PRIu64 " pages homed elsewhere cannot all be cached at once (SCOPEDSM_CACHE_PAGES=%" PRIu64
           "); prepare a smaller range, or copy through a private buffer",
-          remote, cache_->capacity());
+          call, remote, cache_->capacity());
   // While this range is being made valid, its own pages are not evicted.
   pin_first_ = first;
   pin_end_ = first + count;
   for (uint64_t p = first; p < first + count; ++p) {
     PageState st = (*pages_)[p].state;
-    bool ok = access == Access::kWrite
-                  ? (st == PageState::kReadWrite || st == PageState::kHomeDirty || st == PageState::kHomeUntrapped)
-                  : (st != PageState::kInvalid && st != PageState::kUnallocated);
+    bool ok = access == Access::kWrite ? prot_for(st) == Prot::kReadWrite : prot_for(st) != Prot::kNone;
     if (!ok) handle_fault(p, access);
   }
   pin_first_ = pin_end_ = 0;
@@ -144,21 +155,81 @@ uint32_t Coherence::obtain_slot(uint64_t page) {
   return slot;
 }
 
+uint32_t Coherence::run_length(uint64_t page, int home) const {
+  // prepare() pins its range and must fit it in the cache: no runs then.
+  if (max_run_ <= 1 || pin_end_ != 0 || page == 0) return 1;
+  // Only a reader that has just read the previous page gets a run.
+  const PageState before = (*pages_)[page - 1].state;
+  if (before != PageState::kReadOnly && before != PageState::kReadWrite && before != PageState::kPrefetched) return 1;
+  // At most half the cache, so that a run never evicts its own pages.
+  const uint64_t want = std::min<uint64_t>({window_, max_run_, cache_->capacity() / 2});
+  uint32_t n = 1;
+  while (n < want && page + n < pages_->allocated()) {
+    const PageMeta& q = (*pages_)[page + n];
+    if (q.state != PageState::kInvalid || q.home.load(std::memory_order_relaxed) != home) break;
+    ++n;
+  }
+  return n;
+}
+
+void Coherence::touch_prefetched(uint64_t page, bool write) {
+  PageMeta& m = (*pages_)[page];
+  // The run's last page is touched: its pages were used. Longer runs next.
+  stats_->prefetch_used += m.run_pages;
+  m.run_pages = 0;
+  window_ = std::min(window_ * 2, max_run_);
+  if (write) make_writable(page);
+  else transition(page, PageState::kReadOnly, "page fault");
+}
+
 void Coherence::fetch(uint64_t page, bool for_write) {
   PageMeta& m = (*pages_)[page];
   const int home = m.home.load(std::memory_order_relaxed);
-  const uint64_t t0 = now_ns();
-  uint32_t slot = obtain_slot(page);
-  // Our own diff of this page may still wait in the pending pool; the home
-  // must apply it before it answers, or we would lose our writes. Sending
-  // it first is enough: the home serves our messages in order. (Diffs to a
-  // home on this node are never pending: they are merged at once.)
-  if (m.pending_diff) send_pending(home);
   PageSource* source = source_for(home);
-  source->fetch(page, home, epoch_, region_->alias(page));
-  ++stats_->remote_fetches;
-  if (source == &node_source_) ++stats_->node_fetches;
-  stats_->t_fetch_wait_ns += now_ns() - t0;
+  const uint32_t count = run_length(page, home);
+  uint32_t slot;
+  {
+    TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns,
+                   source == &node_source_ ? TraceKind::kNodeCopy : TraceKind::kFetch, static_cast<uint32_t>(page),
+                   static_cast<uint32_t>(home));
+    slot = obtain_slot(page);
+    bool pending = m.pending_diff;
+    for (uint32_t i = 1; i < count; ++i) {
+      obtain_slot(page + i);
+      pending = pending || (*pages_)[page + i].pending_diff;
+    }
+    // Our own diff of these pages may still wait in the pending pool; the
+    // home must apply it before it answers, or we would lose our writes.
+    // Sending it first is enough for a message: the home serves our
+    // messages in order. A one-sided read is not ordered after our
+    // messages, so it also waits until the home has acknowledged every diff
+    // we sent it (one sent at an eviction may still be on its way). (Diffs
+    // to a home on this node are never pending: they are merged at once.)
+    if (pending) send_pending(home);
+    if (source == rma_source_.get()) transport_->acks().wait_for(home);
+    const uint64_t fallbacks = rma_source_ ? rma_source_->fallbacks() : 0;
+    source->fetch(page, count, home, epoch_, region_->alias(page));
+    ++stats_->remote_fetches;
+    stats_->prefetched += count - 1;
+    if (source == &node_source_) stats_->node_fetches += count;
+    if (source == rma_source_.get()) {
+      const uint64_t f = rma_source_->fallbacks() - fallbacks;
+      stats_->rma_fetches += count - f;
+      stats_->rma_fallbacks += f;
+    }
+  }
+
+  if (count > 1) {
+    // The run's pages are readable at once, but for the last: it stays a
+    // tripwire (kPrefetched, no access) whose first touch says the run was
+    // used (touch_prefetched).
+    std::vector<uint32_t> readable;
+    for (uint32_t i = 1; i + 1 < count; ++i) readable.push_back(static_cast<uint32_t>(page + i));
+    transition_runs(readable, PageState::kReadOnly, "page fault");
+    const uint64_t last = page + count - 1;
+    transition(last, PageState::kPrefetched, "page fault");
+    (*pages_)[last].run_pages = static_cast<uint8_t>(count - 1);
+  }
 
   if (for_write) {
     std::memcpy(cache_->twin(slot), region_->alias(page), region_->page_size());
@@ -235,6 +306,14 @@ void Coherence::evict(uint32_t slot) {
 
 void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
   if (sorted_pages.empty()) return;
+  for (uint32_t p : sorted_pages) {
+    PageMeta& m = (*pages_)[p];
+    if (m.state != PageState::kPrefetched) continue;
+    // A run whose last page was never touched: shorter runs next.
+    stats_->prefetch_wasted += m.run_pages;
+    m.run_pages = 0;
+    window_ = std::max<uint32_t>(std::min<uint32_t>(2, max_run_), window_ / 2);
+  }
   transition_runs(sorted_pages, PageState::kInvalid, "invalidation");
   for (uint32_t p : sorted_pages) {
     PageMeta& m = (*pages_)[p];
@@ -282,28 +361,30 @@ void Coherence::make_diff(uint64_t page) {
   PageMeta& m = (*pages_)[page];
   if (test_fault(TestFault::kSkipDiff)) return;  // negative control: writes are lost
   const int home = m.home.load(std::memory_order_relaxed);
-  const uint64_t t0 = now_ns();
   size_t changed = 0;
-  if (source_for(home) == &node_source_) {
-    // The home is on this node: the changed bytes go straight into its
-    // memory, now. Nothing is pending and nothing needs acknowledging.
-    std::byte* at_home = region_->peer_page(node_->local_index(home), page);
-    if (test_fault(TestFault::kWholeWordMerge))
-      changed = merge_whole_words(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
-    else
-      changed = merge_diff(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
-    if (changed != 0) ++stats_->node_diffs;
-  } else {
-    auto& w = pending_[static_cast<size_t>(home)];
-    if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
-    changed = encode_diff(static_cast<uint32_t>(page), region_->alias(page), cache_->twin(m.slot),
-                          region_->page_size(), w.get());
-    if (changed != 0 && !m.pending_diff) {
-      m.pending_diff = true;
-      pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));
+  {
+    TraceSpan span(stats_->trace, &stats_->t_diff_make_ns, TraceKind::kDiffMake, static_cast<uint32_t>(page));
+    if (source_for(home) == &node_source_) {
+      // The home is on this node: the changed bytes go straight into its
+      // memory, now. Nothing is pending and nothing needs acknowledging.
+      std::byte* at_home = region_->peer_page(node_->local_index(home), page);
+      if (test_fault(TestFault::kWholeWordMerge))
+        changed = merge_whole_words(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
+      else
+        changed = merge_diff(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
+      if (changed != 0) ++stats_->node_diffs;
+    } else {
+      auto& w = pending_[static_cast<size_t>(home)];
+      if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
+      changed = encode_diff(static_cast<uint32_t>(page), region_->alias(page), cache_->twin(m.slot),
+                            region_->page_size(), w.get());
+      if (changed != 0 && !m.pending_diff) {
+        m.pending_diff = true;
+        pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));
+      }
     }
+    span.set_arg2(static_cast<uint32_t>(changed));
   }
-  stats_->t_diff_make_ns += now_ns() - t0;
   if (changed == 0) return;
   ++stats_->diffs_made;
   stats_->diff_bytes_made += changed;
@@ -357,7 +438,7 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
   for (const WriteNotice& n : notices) {
     if (n.writer == rank_) continue;  // only we wrote it: our copy is current
     PageMeta& m = (*pages_)[n.page];
-    if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite) {
+    if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite || m.state == PageState::kPrefetched) {
       if (m.state == PageState::kReadWrite)
         fatal("internal error: write notice for page %u while it is still being written", n.page);
       drop.push_back(n.page);
@@ -389,12 +470,16 @@ void Coherence::drain_retraps() {
 void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch) {
   if (write_detect_all_) return;
   std::vector<uint32_t> untrap;
+  bool slept = false;
   for (const WriteNotice& n : notices) {
     // Only a notice that makes every other process drop its copy will do:
     // written by us alone or by several (a page written only by another
     // process stays cached there).
     if (n.writer != rank_ && n.writer != kMultipleWriters) continue;
     if ((*pages_)[n.page].state != PageState::kHomeClean) continue;
+    // Test only: a late home, so that readers can copy the page first.
+    if (test_fault(TestFault::kSlowUntrap) && !slept) sleep_ns(50'000'000);
+    slept = true;
     if (region_->share().try_untrap(n.page, completed_epoch)) untrap.push_back(n.page);
   }
   std::sort(untrap.begin(), untrap.end());
@@ -416,6 +501,8 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.slot = kNoSlot;
     m.in_dirty_list = false;
     m.pending_diff = false;
+    m.seen_marked = false;
+    m.run_pages = 0;
     if (h == rank_) {
       region_->share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));
@@ -448,10 +535,9 @@ void Coherence::set_prot(uint64_t first, uint64_t count, Prot prot, const char* 
   }
   fatal("%s: cannot change the protection of %" PRIu64 " page(s) at %p: %s. The shared region has %" PRIu64
         " protection boundaries and this machine's vm.max_map_count leaves room for about %" PRIu64
-        ". Place homes in larger blocks (jia_alloc3 with a bigger block, or jia_alloc2p), use a smaller "
-        "SCOPEDSM_CACHE_PAGES, or raise vm.max_map_count.",
+        ". Place homes in larger blocks (%s), use a smaller SCOPEDSM_CACHE_PAGES, or raise vm.max_map_count.",
         context, count, static_cast<void*>(region_->app(first)), s.message().c_str(), region_->boundaries(),
-        region_->boundary_budget());
+        region_->boundary_budget(), surface_->larger_blocks);
 }
 
 void Coherence::relieve_map_pressure() {
@@ -462,7 +548,8 @@ void Coherence::relieve_map_pressure() {
   for (uint64_t slot = 0; slot < cache_->capacity(); ++slot) {
     uint64_t page = cache_->page_in(static_cast<uint32_t>(slot));
     if (page >= pages_->num_pages()) continue;
-    if ((*pages_)[page].state == PageState::kReadOnly) clean.push_back(static_cast<uint32_t>(page));
+    const PageState st = (*pages_)[page].state;
+    if (st == PageState::kReadOnly || st == PageState::kPrefetched) clean.push_back(static_cast<uint32_t>(page));
   }
   std::sort(clean.begin(), clean.end());
   SCOPEDSM_LOG(LogLevel::kInfo, "protection boundaries near the vm.max_map_count budget: dropping %zu clean cached pages",

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/surface.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
@@ -40,15 +41,18 @@ struct CoherenceParts {
   int rank = 0;
   int size = 1;
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
+  uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool node_shared = false;       // the region has mapped the node peers' memory
   const NodeTopology* node = nullptr;
+  const RmaWindows* rma = nullptr;  // non-null: pages homed on other nodes are read one-sided
   Transport* transport = nullptr;
   Region* region = nullptr;
   PageTable* pages = nullptr;
   PageCache* cache = nullptr;
   LockStack* stack = nullptr;
   AppCounters* stats = nullptr;
+  const Surface* surface = &kCSurface;  // the process's, for messages that concern no call
 };
 
 class Coherence {
@@ -67,14 +71,17 @@ class Coherence {
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
+  // "rma" or "message": how pages homed on other nodes travel.
+  const char* remote_path() const { return rma_source_ ? rma_source_->name() : message_source_.name(); }
 
   // A fault on `page` of the shared region.
   void handle_fault(uint64_t page, Access access);
 
   // Brings pages [first, first+count) to a state where `access` succeeds
   // without a fault, for handing shared memory to the kernel, which cannot
-  // take our faults (system calls see EFAULT). The range must fit the cache.
-  void prepare(uint64_t first, uint64_t count, Access access);
+  // take our faults (system calls see EFAULT). The range must fit the cache;
+  // if not, the report names `call`.
+  void prepare(uint64_t first, uint64_t count, Access access, const char* call);
 
   // Ends the current interval: diffs every written cached page (kept
   // pending), and write-protects every written page again, so the next
@@ -100,6 +107,11 @@ class Coherence {
   // whose every remote copy that barrier invalidated.
   void untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch);
   void fetch(uint64_t page, bool for_write);
+  // Pages to fetch for a fault on invalid `page` (homed at `home`): 1, or
+  // for a sequential reader the run of invalid pages of that home after it.
+  uint32_t run_length(uint64_t page, int home) const;
+  // The first touch of a run's last page (kPrefetched): the run was used.
+  void touch_prefetched(uint64_t page, bool write);
   void make_writable(uint64_t page);
   void home_write(uint64_t page);
   void claim_home(uint64_t page, Access access);
@@ -121,6 +133,8 @@ class Coherence {
   const int rank_;
   const int size_;
   const bool write_detect_all_;
+  const uint32_t max_run_;
+  uint32_t window_;  // the run a sequential fault fetches; doubles when a run is used, halves when wasted
   const uint32_t test_faults_;
   const NodeTopology* const node_;
   Transport* const transport_;
@@ -129,9 +143,11 @@ class Coherence {
   PageCache* const cache_;
   LockStack* const stack_;
   AppCounters* const stats_;
+  const Surface* const surface_;
   uint32_t epoch_ = 0;
   MessageSource message_source_;
   NodeCopySource node_source_;
+  std::unique_ptr<RmaSource> rma_source_;  // with parts.rma
   std::vector<PageSource*> sources_;  // per home rank
   std::vector<uint32_t> retraps_;     // scratch for drain_retraps
   std::vector<uint32_t> stale_;       // invalid copies whose memory is not yet discarded

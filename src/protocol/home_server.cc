@@ -16,17 +16,19 @@ namespace {
 }  // namespace
 
 void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
-  int32_t home = (*pages_)[msg.page].home.load(std::memory_order_acquire);
-  // kHomeUnknown is legal under first touch: the directory named us, the
-  // requester heard first, and our application thread has not yet.
-  if (home != rank_ && home != kHomeUnknown)
-    bad_request("GETP", in.source, "page " + std::to_string(msg.page) + " is homed at rank " + std::to_string(home));
-
-  // Record that a copy goes out in this epoch (adaptive write detection),
-  // before it is read.
-  region_->share().record_copy(msg.page, msg.epoch);
-  transport_->send_page(in.source, region_->alias(msg.page), region_->page_size());
-  stats_->pages_served.fetch_add(1, std::memory_order_relaxed);
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p) {
+    int32_t home = (*pages_)[p].home.load(std::memory_order_acquire);
+    // kHomeUnknown is legal under first touch: the directory named us, the
+    // requester heard first, and our application thread has not yet.
+    if (home != rank_ && home != kHomeUnknown)
+      bad_request("GETP", in.source, "page " + std::to_string(p) + " is homed at rank " + std::to_string(home));
+  }
+  // Record that the copies go out in this epoch (adaptive write
+  // detection), before they are read.
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p) region_->share().record_copy(p, msg.epoch);
+  // The run is contiguous in our memory: one message.
+  transport_->send_page(in.source, region_->alias(msg.page), region_->page_size() * msg.count);
+  stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);
 }
 
 std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {
@@ -39,6 +41,7 @@ std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {
 
 void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
   const uint64_t t0 = now_ns();
+  uint64_t bytes = 0;
   Reader r(msg.records.data(), msg.records.size());
   while (r.remaining() > 0) {
     uint32_t page = 0;
@@ -47,8 +50,13 @@ void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
     if (!st.ok()) bad_request("DIFF", in.source, st.message());
     stats_->diffs_applied.fetch_add(1, std::memory_order_relaxed);
     stats_->diff_bytes_applied.fetch_add(changed, std::memory_order_relaxed);
+    bytes += changed;
   }
-  stats_->t_diff_apply_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
+  const uint64_t t1 = now_ns();
+  stats_->t_diff_apply_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
+  if (stats_->trace != nullptr)
+    stats_->trace->add(TraceKind::kDiffApply, stats_->serving_thread, t0, t1, static_cast<uint32_t>(in.source),
+                       static_cast<uint32_t>(bytes));
   transport_->send(in.source, kTagReply, encode(DiffAckMsg{}, transport_->next_seq()));
 }
 

@@ -28,6 +28,11 @@ void FieldReader::page(uint32_t& x) {
   if (get(&x) && x >= l_.pages) fail("page " + std::to_string(x) + " is not allocated");
 }
 
+void FieldReader::run(uint32_t first, uint32_t& n) {
+  if (get(&n) && (n == 0 || n > kMaxFetchPages || first + static_cast<uint64_t>(n) > l_.pages))
+    fail("a run of " + std::to_string(n) + " pages from page " + std::to_string(first) + " is out of range");
+}
+
 void FieldReader::lock(uint32_t& x) {
   if (get(&x) && x >= static_cast<uint32_t>(l_.locks)) fail("lock id " + std::to_string(x) + " out of range");
 }

@@ -61,6 +61,7 @@ class FieldWriter {
   void i32(int32_t x) { w_->put(x); }
   void epoch(uint32_t x) { w_->put(x); }
   void page(uint32_t x) { w_->put(x); }
+  void run(uint32_t, uint32_t n) { w_->put(n); }
   void lock(uint32_t x) { w_->put(x); }
   void cv(uint32_t x) { w_->put(x); }
   void rank(const char*, int32_t x) { w_->put(x); }
@@ -87,6 +88,8 @@ class FieldReader {
   void i32(int32_t& x) { get(&x); }
   void epoch(uint32_t& x) { get(&x); }
   void page(uint32_t& x);
+  // Pages in a run from page `first` (read before): 1 to kMaxFetchPages, all allocated.
+  void run(uint32_t first, uint32_t& n);
   void lock(uint32_t& x);
   void cv(uint32_t& x);
   void rank(const char* name, int32_t& x);
@@ -130,10 +133,12 @@ struct NoPayload {
 struct GetPageMsg {
   uint32_t page = 0;
   uint32_t epoch = 0;
+  uint32_t count = 1;  // pages page .. page + count - 1, all homed at the destination
   template <typename Self, typename V>
   static void fields(Self& m, V& v) {
     v.page(m.page);
     v.epoch(m.epoch);
+    v.run(m.page, m.count);
   }
 };
 

@@ -1,5 +1,6 @@
 #include "protocol/page_source.h"
 
+#include <array>
 #include <cinttypes>
 #include <cstring>
 
@@ -8,27 +9,70 @@
 
 namespace scopedsm {
 
-void NodeCopySource::fetch(uint64_t page, int home, uint32_t epoch, std::byte* dst) {
+void NodeCopySource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
   const int local = node_->local_index(home);
-  if (!skip_record_) region_->peer_share(local).record_copy(static_cast<uint32_t>(page), epoch);
-  // The home and other writers may change other words of the page while we
-  // copy; docs/MEMORY_MODEL.md ("Copies taken while the home writes") says
-  // why that is still correct under scope consistency.
-  std::memcpy(dst, region_->peer_page(local, page), region_->page_size());
+  if (!skip_record_)
+    for (uint64_t p = first; p < first + count; ++p) region_->peer_share(local).record_copy(static_cast<uint32_t>(p), epoch);
+  // The home and other writers may change other words of the pages while
+  // we copy; docs/MEMORY_MODEL.md ("Copies taken while the home writes")
+  // says why that is still correct under scope consistency.
+  std::memcpy(dst, region_->peer_page(local, first), region_->page_size() * count);
 }
 
-void MessageSource::fetch(uint64_t page, int home, uint32_t epoch, std::byte* dst) {
+void MessageSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+  const size_t bytes = page_size_ * count;
   MPI_Request req;
-  MPI_Irecv(dst, static_cast<int>(page_size_), MPI_BYTE, home, kTagPage, t_->comm(), &req);
-  t_->send(home, kTagRequest, encode(GetPageMsg{static_cast<uint32_t>(page), epoch}, t_->next_seq()));
+  MPI_Irecv(dst, static_cast<int>(bytes), MPI_BYTE, home, kTagPage, t_->comm(), &req);
+  t_->send(home, kTagRequest, encode(GetPageMsg{static_cast<uint32_t>(first), epoch, count}, t_->next_seq()));
   MPI_Status status;
   t_->wait_request(&req, "a page (GETPGRANT)", home, &status);
   int got = 0;
   MPI_Get_count(&status, MPI_BYTE, &got);
-  if (got != static_cast<int>(page_size_))
-    fatal("protocol error: page %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", page, home, got,
-          page_size_);
-  t_->traffic().count_received_page(page_size_);
+  if (got != static_cast<int>(bytes))
+    fatal("protocol error: %u page(s) from %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", count, first,
+          home, got, bytes);
+  t_->traffic().count_received_page(bytes);
+}
+
+void RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+  const size_t ps = region_->page_size();
+  // First the marks, in the home's memory before anything is read: from
+  // now on the home cannot untrap the pages without seeing them. They stay
+  // until the pages are allocated again, so once per page is enough.
+  bool unmarked = false;
+  for (uint64_t p = first; p < first + count; ++p) unmarked = unmarked || !(*pages_)[p].seen_marked;
+  if (unmarked && !skip_seen_mark_) {
+    static const auto ones = [] {
+      std::array<uint8_t, kMaxFetchPages> a;
+      a.fill(1);
+      return a;
+    }();
+    windows_->put_share_flushed(ones.data(), count, home, HomeShare::seen_offset(region_->num_pages(), first));
+    for (uint64_t p = first; p < first + count; ++p) (*pages_)[p].seen_marked = true;
+  }
+  uint32_t words[kMaxFetchPages];
+  MPI_Request reqs[2];
+  windows_->get_share(words, sizeof(uint32_t) * count, home, HomeShare::word_offset(first), &reqs[0]);
+  windows_->get_page(dst, ps * count, home, first * ps, &reqs[1]);
+  t_->poll_request(&reqs[0], "a one-sided read of pages' records (MPI_Rget)", home);
+  t_->poll_request(&reqs[1], "a one-sided read of pages (MPI_Rget)", home);
+  // Pages the home does not trap would go unrecorded: fetch them the
+  // recorded way, each stretch of them with one message; the home traps
+  // them from then on.
+  uint32_t kept = count;
+  for (uint32_t i = 0; i < count;) {
+    if ((words[i] & kShareUntrapped) == 0 || skip_share_check_) {
+      ++i;
+      continue;
+    }
+    uint32_t j = i + 1;
+    while (j < count && (words[j] & kShareUntrapped) != 0) ++j;
+    fallbacks_ += j - i;
+    kept -= j - i;
+    fallback_->fetch(first + i, j - i, home, epoch, dst + i * ps);
+    i = j;
+  }
+  t_->traffic().count_received_page(ps * kept);
 }
 
 }  // namespace scopedsm

@@ -5,13 +5,20 @@
 //   NodeCopySource  the home is on this node: copy the page straight from
 //                   the home's memory. No message, no wait for the home's
 //                   threads, whatever they are doing.
+//   RmaSource       a home on another node, when one-sided reads progress
+//                   without the target (transport/rma.h): MPI_Get of the
+//                   page from the home's memory. No home CPU either.
 //   MessageSource   any home: GETP to the home's service thread (or its
 //                   application thread, when that one is waiting), which
 //                   answers with the page. The fallback that always works.
 //
-// Every source records the copy at the home (HomeShare::record_copy) before
-// the page is read, so adaptive write detection sees every copy whichever
-// way it travelled. Coherence::source_for chooses the source per home.
+// Adaptive write detection must know of every copy of a page its home writes
+// untrapped. NodeCopySource and MessageSource record the copy at the home
+// (HomeShare::record_copy) before the page is read. RmaSource cannot (MPI's
+// atomics need the home's CPU): it marks the page `seen` at the home, so the
+// home never untraps it again, and uses its copy only if the page was
+// trapped; otherwise it fetches by message (memory/home_share.h says why
+// that suffices). Coherence::source_for chooses the source per home.
 //
 // Contract: fetch() runs on the application thread, usually inside the
 // SIGSEGV handler. It may call MPI and allocate, because a fault in the
@@ -22,8 +29,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/config.h"
+#include "memory/page_table.h"
 #include "memory/region.h"
 #include "transport/node.h"
+#include "transport/rma.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -32,9 +42,10 @@ class PageSource {
  public:
   virtual ~PageSource() = default;
   virtual const char* name() const = 0;
-  // Copies `page`, homed at `home`, into `dst` (this process's memory of the
-  // page, not the application's view). `epoch` is the caller's barrier epoch.
-  virtual void fetch(uint64_t page, int home, uint32_t epoch, std::byte* dst) = 0;
+  // Copies pages [first, first + count), all homed at `home`, into `dst`
+  // (this process's memory of the first page, not the application's view;
+  // the others follow it). `epoch` is the caller's barrier epoch.
+  virtual void fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) = 0;
 };
 
 class NodeCopySource final : public PageSource {
@@ -43,7 +54,7 @@ class NodeCopySource final : public PageSource {
   NodeCopySource(const Region* region, const NodeTopology* node, bool skip_record)
       : region_(region), node_(node), skip_record_(skip_record) {}
   const char* name() const override { return "node-copy"; }
-  void fetch(uint64_t page, int home, uint32_t epoch, std::byte* dst) override;
+  void fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
 
  private:
   const Region* region_;
@@ -55,11 +66,40 @@ class MessageSource final : public PageSource {
  public:
   MessageSource(Transport* transport, size_t page_size) : t_(transport), page_size_(page_size) {}
   const char* name() const override { return "message"; }
-  void fetch(uint64_t page, int home, uint32_t epoch, std::byte* dst) override;
+  void fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
 
  private:
   Transport* t_;
   size_t page_size_;
+};
+
+class RmaSource final : public PageSource {
+ public:
+  // `fallback` fetches pages the home does not trap. `test_faults`: the
+  // negative controls skip-seen-mark and rma-ignore-untrapped only.
+  RmaSource(const RmaWindows* windows, const Region* region, PageTable* pages, Transport* transport,
+            PageSource* fallback, uint32_t test_faults)
+      : windows_(windows),
+        region_(region),
+        pages_(pages),
+        t_(transport),
+        fallback_(fallback),
+        skip_seen_mark_((test_faults & static_cast<uint32_t>(TestFault::kSkipSeenMark)) != 0),
+        skip_share_check_((test_faults & static_cast<uint32_t>(TestFault::kRmaIgnoreUntrapped)) != 0) {}
+  const char* name() const override { return "rma"; }
+  void fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
+  // Pages found untrapped, hence fetched by message instead.
+  uint64_t fallbacks() const { return fallbacks_; }
+
+ private:
+  const RmaWindows* windows_;
+  const Region* region_;
+  PageTable* pages_;  // only PageMeta::seen_marked
+  Transport* t_;
+  PageSource* fallback_;
+  const bool skip_seen_mark_;
+  const bool skip_share_check_;
+  uint64_t fallbacks_ = 0;
 };
 
 }  // namespace scopedsm

@@ -8,7 +8,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 #include "common/clock.h"
 #include "jia.h"
@@ -57,40 +56,43 @@ void guess_rank_for_messages() {
 
 void check_exit_without_finalize() {
   if (g_lifecycle.load() == Lifecycle::kRunning)
-    fatal("the process is exiting (returned from main or called exit()) without calling jia_exit/scopedsm_finalize; "
-          "every process must call it before it ends");
+    fatal("the process is exiting (returned from main or called exit()) %s",
+          g_runtime->state().surface->exit_without_finalize);
 }
 
 }  // namespace
 
 bool Runtime::running() { return g_lifecycle.load() == Lifecycle::kRunning; }
 
-Runtime& Runtime::require_running(const char* call) {
+Runtime& Runtime::require_running(ApiCall call) {
   Lifecycle l = g_lifecycle.load();
   if (l == Lifecycle::kRunning) return *g_runtime;
   guess_rank_for_messages();
-  if (l == Lifecycle::kNotStarted) fatal("%s: called before jia_init/scopedsm_init; initialize ScopeDSM first", call);
-  fatal("%s: called after jia_exit/scopedsm_finalize; ScopeDSM has shut down", call);
+  if (l == Lifecycle::kNotStarted)
+    fatal("%s: called %s; initialize ScopeDSM first", call.name, call.surface->before_init);
+  fatal("%s: called %s; ScopeDSM has shut down", call.name, call.surface->after_finalize);
 }
 
-void Runtime::init(int* argc, char*** argv, const char* call) {
+void Runtime::init(int* argc, char*** argv, ApiCall call) {
   Lifecycle l = g_lifecycle.load();
   if (l != Lifecycle::kNotStarted) {
     guess_rank_for_messages();
-    fatal("%s: ScopeDSM is already %s; call jia_init/scopedsm_init exactly once per process", call,
-          l == Lifecycle::kRunning ? "initialized" : "shut down");
+    fatal("%s: ScopeDSM is already %s; %s", call.name, l == Lifecycle::kRunning ? "initialized" : "shut down",
+          call.surface->init_once);
   }
   g_runtime = new Runtime();
-  g_runtime->start(argc, argv);
+  g_runtime->start(argc, argv, call);
   g_lifecycle.store(Lifecycle::kRunning);
 }
 
-void Runtime::start(int* argc, char*** argv) {
+void Runtime::start(int* argc, char*** argv, ApiCall call) {
   start_ns_ = now_ns();
   state_ = std::make_unique<RuntimeState>();
+  state_->surface = call.surface;
+  const char* const init = call.name;
   guess_rank_for_messages();
-  Status cs = parse_config(process_environment(), &state_->config);
-  if (!cs.ok()) fatal("jia_init: bad configuration: %s (see docs/CONFIG.md)", cs.message().c_str());
+  Status cs = parse_config(process_environment(), &state_->config, scopedsm_variable_names());
+  if (!cs.ok()) fatal("%s: bad configuration: %s (see docs/CONFIG.md)", init, cs.message().c_str());
   const Config& cfg = state_->config;
   set_log_level(cfg.log_level);
 
@@ -111,57 +113,71 @@ void Runtime::start(int* argc, char*** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   set_log_rank(rank);
   set_abort_hook(&abort_job);
+  if (provided < MPI_THREAD_MULTIPLE && initialized)
+    fatal("%s: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
+          "the application thread both use MPI. Initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) "
+          "or let %s do it.",
+          init, provided, MPI_THREAD_MULTIPLE, init);
   if (provided < MPI_THREAD_MULTIPLE)
-    fatal("jia_init: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
-          "the application thread both use MPI. %s",
-          provided, MPI_THREAD_MULTIPLE,
-          initialized ? "Initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or let jia_init do it."
-                      : "Use an MPI library built with thread support.");
+    fatal("%s: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
+          "the application thread both use MPI. Use an MPI library built with thread support.",
+          init, provided, MPI_THREAD_MULTIPLE);
   state_->rank = rank;
   state_->size = size;
+  reports_.start(cfg, rank, size, &state_->stats);
   jia_pid = rank;  // the JIAJIA names, whichever init was called
   hostc = size;
+  // A misspelt setting would otherwise do nothing without a word. Rank 0
+  // speaks for the job (every process should see the same variables).
+  if (rank == 0)
+    for (const Config::UnknownVariable& u : cfg.unknown)
+      SCOPEDSM_LOG(LogLevel::kWarn, "%s: ignored (docs/CONFIG.md lists the variables, and SCOPEDSM_STRICT=on or "
+                   "'scopedsm run --strict' makes this an error)", describe_unknown(u).c_str());
 
   // Every process must agree on the region size, or addresses would differ.
   unsigned long long mine[2] = {cfg.region_size, ~static_cast<unsigned long long>(cfg.region_size)};
   unsigned long long agreed[2];
   MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   if (agreed[0] != cfg.region_size || ~agreed[1] != cfg.region_size)
-    fatal("jia_init: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value");
+    fatal("%s: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value", init);
 
   Status s = state_->node.init(MPI_COMM_WORLD, cfg.node_sharing);
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   s = state_->transport.init(MPI_COMM_WORLD, state_->node, cfg);
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   MPI_Comm_dup(MPI_COMM_WORLD, &user_comm_);
   MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
   s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size);
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   // A diff names its first word in 16 bits (protocol/diff.h): pages of more
   // than 65536 words would have their high words written at the wrong offset.
   if (state_->region.page_size() / 8 > 65536)
-    fatal("jia_init: the page size of %zu bytes is larger than the 512 KiB the diff format can address",
+    fatal("%s: the page size of %zu bytes is larger than the 512 KiB the diff format can address", init,
           state_->region.page_size());
   s = state_->pages.init(state_->region.num_pages());
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   s = state_->cache.init(cfg.cache_pages, state_->region.page_size());
-  if (!s.ok()) fatal("jia_init: %s", s.message().c_str());
+  if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
 
   const bool node_shared = share_node_memory();
+  const bool one_sided = open_one_sided(node_shared);
   RuntimeState& st = *state_;
   CoherenceParts parts;
   parts.rank = rank;
   parts.size = size;
   parts.write_detect_all = cfg.write_detect_all;
+  parts.fetch_pages = cfg.fetch_pages;
   parts.test_faults = cfg.test_faults;
   parts.node_shared = node_shared;
   parts.node = &st.node;
+  parts.rma = one_sided ? &st.rma : nullptr;
   parts.transport = &st.transport;
   parts.region = &st.region;
   parts.pages = &st.pages;
   parts.cache = &st.cache;
   parts.stack = &st.stack;
   parts.stats = &st.stats.app;
+  parts.surface = st.surface;
   coherence_ = std::make_unique<Coherence>(parts);
   sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app);
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
@@ -169,7 +185,8 @@ void Runtime::start(int* argc, char*** argv) {
   install_fault_handler(&Runtime::on_region_fault);
   state_->stats.set_segv_cost_ns(calibrate_fault_cost());
   state_->stats.set_origin_ns(start_ns_);
-  state_->stats.set_layout(state_->node.node_of(rank), state_->node.nodes(), state_->node.local_size(), node_shared);
+  state_->stats.set_layout(state_->node.node_of(rank), state_->node.nodes(), state_->node.local_size(), node_shared,
+                            one_sided);
   g_fault_target.store(this, std::memory_order_release);
   std::atexit(check_exit_without_finalize);
 
@@ -178,6 +195,7 @@ void Runtime::start(int* argc, char*** argv) {
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);
+  reports_.set_origin(now_ns());
   SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes on %s%s, region %p + %" PRIu64 " bytes; %s", size,
                state_->node.describe().c_str(), node_shared ? ", homes shared within each node" : "",
                static_cast<void*>(state_->region.base()), state_->region.bytes(), describe_config(cfg).c_str());
@@ -197,27 +215,58 @@ bool Runtime::share_node_memory() {
   return all != 0;
 }
 
+bool Runtime::open_one_sided(bool node_shared) {
+  RuntimeState& s = *state_;
+  const FetchMode mode = s.config.fetch;
+  // Does any process have pages homed on another node? (Node sharing may
+  // have failed on some nodes only, so every process says.)
+  int remote = s.size > 1 && (!node_shared || s.node.nodes() > 1) ? 1 : 0, any = 0;
+  MPI_Allreduce(&remote, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any || mode == FetchMode::kMessage) return false;
+  Status st = s.rma.create(s.transport.comm(), s.region.alias_base(), s.region.bytes(), s.region.share_base(),
+                           s.region.share_bytes());
+  if (!st.ok()) {
+    if (mode == FetchMode::kRma)
+      fatal("%s: SCOPEDSM_FETCH=rma, but one-sided access cannot be set up: %s; use SCOPEDSM_FETCH=auto or "
+            "message",
+            s.surface->init, st.message().c_str());
+    SCOPEDSM_LOG(LogLevel::kInfo, "one-sided access cannot be set up (%s); pages of other nodes travel by message",
+                 st.message().c_str());
+    return false;
+  }
+  if (mode == FetchMode::kAuto &&
+      !s.rma.probe(&s.region.share().probe_word(), HomeShare::probe_offset(s.region.num_pages()), 0.05)) {
+    SCOPEDSM_LOG(LogLevel::kInfo, "one-sided reads wait for their target's CPU with this MPI library and network; "
+                 "pages of other nodes travel by message (SCOPEDSM_FETCH=rma forces one-sided reads)");
+    s.rma.free();
+    return false;
+  }
+  return true;
+}
+
 bool Runtime::on_region_fault(void* addr, Access access) {
   Runtime* rt = g_fault_target.load(std::memory_order_acquire);
   if (rt == nullptr) {
     auto a = reinterpret_cast<uintptr_t>(addr);
     if (a >= g_retired_base.load() && a < g_retired_end.load())
-      fatal("touched shared memory at %p after jia_exit/scopedsm_finalize; shared memory ends with the runtime", addr);
+      fatal("touched shared memory at %p %s; shared memory ends with the runtime", addr,
+            g_runtime->state().surface->after_finalize);
     return false;
   }
   RuntimeState& s = *rt->state_;
   if (!s.region.contains(addr)) return false;
   if (current_tid() != rt->app_tid_)
-    fatal("shared memory at %p was touched by thread %ld, which is not the thread that called jia_init (%ld); "
+    fatal("shared memory at %p was touched by thread %ld, which is not the thread that called %s (%ld); "
           "ScopeDSM supports one application thread per process",
-          addr, current_tid(), rt->app_tid_);
-  const uint64_t t0 = now_ns();
-  rt->coherence_->handle_fault(s.region.page_of(addr), access);
-  s.stats.app.t_data_ns += now_ns() - t0;
+          addr, current_tid(), s.surface->init, rt->app_tid_);
+  const uint64_t page = s.region.page_of(addr);
+  TraceSpan span(s.stats.app.trace, &s.stats.app.t_data_ns,
+                 access == Access::kWrite ? TraceKind::kWriteFault : TraceKind::kReadFault, static_cast<uint32_t>(page));
+  rt->coherence_->handle_fault(page, access);
   return true;
 }
 
-void* Runtime::allocate(const char* call, const std::string& call_text, uint64_t bytes, const Placement& placement) {
+void* Runtime::allocate(ApiCall call, const std::string& call_text, uint64_t bytes, const Placement& placement) {
   RuntimeState& s = *state_;
   // Sizes, blocks and start ranks are checked before the rendezvous, so a
   // bad value is reported as the call the program made. Every process
@@ -234,7 +283,7 @@ void* Runtime::allocate(const char* call, const std::string& call_text, uint64_t
   const int size = s.size;
   coherence_->place_pages(layout.first_page, layout.pages, [&](uint64_t p) -> int32_t {
     return layout.first_touch ? kHomeUnknown : cyclic_home(layout, size, p);
-  }, call);
+  }, call.name);
   next_page_ = layout.first_page + layout.pages;
   s.pages.set_allocated(next_page_);
   // Phase 2: nobody touches the new pages before every home has set them up.
@@ -242,7 +291,7 @@ void* Runtime::allocate(const char* call, const std::string& call_text, uint64_t
   return s.region.app(layout.first_page);
 }
 
-void Runtime::prepare(const void* addr, size_t len, bool for_write, const char* call) {
+void Runtime::prepare(const void* addr, size_t len, bool for_write, ApiCall call) {
   RuntimeState& s = *state_;
   // Only the part inside the region is ours. Computing addr + len - 1 as a
   // pointer would wrap for a huge len, and a range running past the region
@@ -253,44 +302,36 @@ void Runtime::prepare(const void* addr, size_t len, bool for_write, const char* 
   if (span->count > s.pages.allocated() || span->first > s.pages.allocated() - span->count)
     fatal("%s(%p, %zu): the range reaches shared pages that are not allocated (allocated: %" PRIu64
           " pages from %p); prepare only allocated memory",
-          call, addr, len, s.pages.allocated(), static_cast<void*>(s.region.base()));
-  coherence_->prepare(span->first, span->count, for_write ? Access::kWrite : Access::kRead);
+          call.name, addr, len, s.pages.allocated(), static_cast<void*>(s.region.base()));
+  coherence_->prepare(span->first, span->count, for_write ? Access::kWrite : Access::kRead, call.name);
 }
 
-int Runtime::home_of(const void* addr, const char* call) {
+int Runtime::home_of(const void* addr, ApiCall call) {
   RuntimeState& s = *state_;
   if (!s.region.contains(addr) || s.region.page_of(addr) >= s.pages.allocated())
-    fatal("%s(%p): the address is not allocated shared memory", call, addr);
+    fatal("%s(%p): the address is not allocated shared memory", call.name, addr);
   return s.pages[s.region.page_of(addr)].home.load(std::memory_order_acquire);
 }
 
 double Runtime::seconds_since_init() const { return static_cast<double>(now_ns() - start_ns_) / 1e9; }
 
-void Runtime::finalize(const char* call) {
+void Runtime::finalize(ApiCall call) {
   RuntimeState& s = *state_;
   if (s.stack.depth() > 1)
-    fatal("%s: called while holding locks (%s); release every lock before exiting", call, s.stack.describe().c_str());
+    fatal("%s: called while holding locks (%s); release every lock before exiting", call.name,
+          s.stack.describe().c_str());
   // Leave nothing behind: every write reaches its home.
   coherence_->close_interval();
   coherence_->flush_diffs(-1);
 
   StatsRecord mine = s.stats.snapshot(s.rank, s.transport.sent(), s.transport.received());
-  auto records = sync_->collective(call, mine.serialize());
+  auto records = sync_->collective(call.name, mine.serialize());
   if (s.rank == 0) {
     std::vector<StatsRecord> all(records.size());
     for (size_t i = 0; i < records.size(); ++i)
       if (!StatsRecord::deserialize(records[i].data(), records[i].size(), &all[i]))
-        fatal("%s: malformed statistics record from rank %zu", call, i);
-    if (s.config.summary) {
-      std::string table = format_summary(all);
-      std::fputs(table.c_str(), stderr);
-      std::fflush(stderr);
-    }
-    if (!s.config.stats_file.empty()) {
-      std::ofstream f(s.config.stats_file);
-      f << format_json(all, describe_config(s.config));
-      if (!f) SCOPEDSM_LOG(LogLevel::kError, "could not write statistics to %s", s.config.stats_file.c_str());
-    }
+        fatal("%s: malformed statistics record from rank %zu", call.name, i);
+    reports_.write_statistics(all);
   }
 
   // Every process tells every process it is done; each service thread stops
@@ -300,8 +341,10 @@ void Runtime::finalize(const char* call) {
   t.set_idle_work(nullptr);
   for (int p = 0; p < s.size; ++p) t.send_shared(p, kTagRequest, bye);
   service_->join();
+  s.rma.free();
   t.finalize();
   s.node.finalize();
+  reports_.write_trace(s.stats);
 
   g_fault_target.store(nullptr, std::memory_order_release);
   g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.base()));

@@ -9,8 +9,10 @@
 #include <memory>
 #include <string>
 
+#include "common/surface.h"
 #include "protocol/coherence.h"
 #include "runtime/alloc_plan.h"
+#include "runtime/exit_reports.h"
 #include "runtime/service.h"
 #include "runtime/state.h"
 #include "sync/sync_client.h"
@@ -19,26 +21,30 @@ namespace scopedsm {
 
 class Runtime {
  public:
-  // Collective. Reports misuse (a second init) naming `call`.
-  static void init(int* argc, char*** argv, const char* call);
+  // Every method that can report misuse takes the ApiCall the program made
+  // (common/surface.h) and phrases its messages in that call's words.
+
+  // Collective. Reports misuse (a second init) naming `call`. The call's
+  // surface becomes the process's: messages that concern no call speak it.
+  static void init(int* argc, char*** argv, ApiCall call);
   // The running instance; reports a call before init or after finalize.
-  static Runtime& require_running(const char* call);
+  static Runtime& require_running(ApiCall call);
   static bool running();
 
   // Collective.
-  void finalize(const char* call);
+  void finalize(ApiCall call);
 
   // Collective: every process passes the same arguments. `call_text` is the
   // call as the user wrote it, for mismatch reports and for the report of a
   // size, block or start rank that plan_allocation refuses.
-  void* allocate(const char* call, const std::string& call_text, uint64_t bytes, const Placement& placement);
+  void* allocate(ApiCall call, const std::string& call_text, uint64_t bytes, const Placement& placement);
 
   // Makes the shared part of [addr, addr+len) safe for kernel or MPI access
   // (no faults needed); the rest is not ours. Reports a range that reaches
   // unallocated shared pages, naming `call`.
-  void prepare(const void* addr, size_t len, bool for_write, const char* call);
+  void prepare(const void* addr, size_t len, bool for_write, ApiCall call);
 
-  int home_of(const void* addr, const char* call);
+  int home_of(const void* addr, ApiCall call);
 
   RuntimeState& state() { return *state_; }
   Coherence& coherence() { return *coherence_; }
@@ -49,15 +55,19 @@ class Runtime {
 
  private:
   Runtime() = default;
-  void start(int* argc, char*** argv);
+  void start(int* argc, char*** argv, ApiCall call);
   static bool on_region_fault(void* addr, Access access);
   // Maps the memory of this node's other processes; true if every one could.
   bool share_node_memory();
+  // Collective: opens the one-sided path to other nodes' homes if
+  // SCOPEDSM_FETCH and the start-up check allow it. Returns whether it did.
+  bool open_one_sided(bool node_shared);
 
   std::unique_ptr<RuntimeState> state_;
   std::unique_ptr<Coherence> coherence_;
   std::unique_ptr<SyncClient> sync_;
   std::unique_ptr<Service> service_;
+  ExitReports reports_;
   MPI_Comm user_comm_ = MPI_COMM_NULL;
   MPI_Comm coll_comm_ = MPI_COMM_NULL;
   bool we_initialized_mpi_ = false;

@@ -76,7 +76,7 @@ void Service::serve(const Incoming& in, Reader* r) {
   stats_->requests_served.fetch_add(1, std::memory_order_relaxed);
 }
 
-void Service::dispatch(const Incoming& in) {
+MsgType Service::dispatch(const Incoming& in) {
   p_.transport->inject_delay();
   Reader r(in.bytes.data(), in.bytes.size());
   MsgType type;
@@ -87,18 +87,25 @@ void Service::dispatch(const Incoming& in) {
   visit_message(type, [&]<typename M>(std::type_identity<M>) {
     if constexpr (MessageInfo<M>::tag == kTagRequest) serve<M>(in, &r);
   });
+  return type;
 }
 
-bool Service::serve_pending() {
+bool Service::serve_pending() { return serve_pending_as(TraceThread::kApp); }
+
+bool Service::serve_pending_as(TraceThread who) {
   std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return false;
   Transport& t = *p_.transport;
   bool did = false;
   Incoming in;
+  stats_->serving_thread = who;
   while (!finished() && t.try_receive(kTagRequest, &in)) {
     const uint64_t t0 = now_ns();
-    dispatch(in);
-    stats_->t_server_ns.fetch_add(now_ns() - t0, std::memory_order_relaxed);
+    const MsgType type = dispatch(in);
+    const uint64_t t1 = now_ns();
+    stats_->t_server_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
+    if (stats_->trace != nullptr)
+      stats_->trace->add(TraceKind::kServe, who, t0, t1, static_cast<uint32_t>(type), static_cast<uint32_t>(in.source));
     did = true;
   }
   return did;
@@ -111,10 +118,11 @@ void Service::check_stalls() {
   next_stall_check_ns_ = now + 100000000;  // ten times a second is plenty
   std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;
-  // Earlier than the waiters' own timeout, so the more precise report wins.
-  const auto limit = static_cast<uint64_t>(p_.timeout_s * 0.8e9);
-  rendezvous_.check_stalls(now, limit);
-  locks_.check_stalls(now, limit);
+  // The waiters' own timeout comes Waiter::kWatchedGraceNs later, so the
+  // managers' more precise report ends the job.
+  const StallLimit stall{p_.timeout_s};
+  rendezvous_.check_stalls(now, stall);
+  locks_.check_stalls(now, stall);
 }
 
 void Service::run() {
@@ -125,7 +133,7 @@ void Service::run() {
   int idle_polls = 0;
   while (!finished()) {
     uint32_t seen = t.wakeup().snapshot(WakeRole::kService);
-    bool did = serve_pending();
+    bool did = serve_pending_as(TraceThread::kService);
     if (t.progress_sends()) did = true;
     check_stalls();
     const uint64_t now = now_ns();

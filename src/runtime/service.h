@@ -43,12 +43,13 @@ class Service {
   void join();
 
   // Serves every request that has arrived, unless the other thread is
-  // serving right now. Returns true if it served anything.
+  // serving right now. Returns true if it served anything. Called by the
+  // application thread while it waits (the service thread serves in run()).
   bool serve_pending();
 
-  // Reports synchronization that has stalled past most of SCOPEDSM_TIMEOUT
-  // (a barrier missing ranks, a lock never released), naming who is
-  // missing; the waiters themselves can only name whom they wait on.
+  // Reports synchronization that stalls (a barrier missing ranks, a lock
+  // never released), naming who is missing, which the waiters themselves
+  // cannot: a warning at 80% of SCOPEDSM_TIMEOUT, the fatal error at it.
   void check_stalls();
 
   // For the application thread's direct use of the locks homed here
@@ -61,8 +62,10 @@ class Service {
   void run();
   // Decodes a request with the message table's decoder for its type and
   // hands it to the server whose on() takes it (service.cc checks at
-  // compile time that exactly one does).
-  void dispatch(const Incoming& in);
+  // compile time that exactly one does). Returns the request's type.
+  MsgType dispatch(const Incoming& in);
+  // serve_pending on thread `who` (named in the trace).
+  bool serve_pending_as(TraceThread who);
   template <typename M>
   void serve(const Incoming& in, Reader* r);
   bool finished() const { return shutdowns_.load(std::memory_order_acquire) >= p_.size; }

@@ -18,6 +18,7 @@
 
 #include "common/config.h"
 #include "common/limits.h"
+#include "common/surface.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
@@ -26,16 +27,20 @@
 #include "stats/stats.h"
 #include "protocol/lock_stack.h"
 #include "transport/node.h"
+#include "transport/rma.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
 
 struct RuntimeState {
   Config config;
+  // The surface the program initialized through (common/surface.h).
+  const Surface* surface = &kCSurface;
   int rank = 0;
   int size = 1;
   NodeTopology node;
   Transport transport;
+  RmaWindows rma;  // active only when pages homed on other nodes are read one-sided
   Region region;
   PageTable pages;
   PageCache cache;
@@ -45,7 +50,8 @@ struct RuntimeState {
 
   // The parts the synchronization modules and the service work with.
   SyncParts sync_parts() {
-    return SyncParts{rank, size, config.test_faults, config.timeout_s, &transport, &pages, &barriers_done};
+    return SyncParts{rank,      size,   config.test_faults, config.timeout_s, &transport, &pages, &barriers_done,
+                     surface};
   }
 };
 

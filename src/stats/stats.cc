@@ -65,4 +65,22 @@ StatsRecord Stats::snapshot(int rank, TrafficCounters& sent, TrafficCounters& re
   return r;
 }
 
+void Stats::enable_trace() {
+  app_trace_ = std::make_unique<TraceLog>();
+  serve_trace_ = std::make_unique<TraceLog>();
+  app.trace = app_trace_.get();
+  service.trace = serve_trace_.get();
+}
+
+std::vector<TraceEvent> Stats::trace_events() const {
+  std::vector<TraceEvent> out;
+  if (app_trace_) app_trace_->append_to(&out);
+  if (serve_trace_) serve_trace_->append_to(&out);
+  return out;
+}
+
+uint64_t Stats::trace_dropped() const {
+  return (app_trace_ ? app_trace_->dropped() : 0) + (serve_trace_ ? serve_trace_->dropped() : 0);
+}
+
 }  // namespace scopedsm

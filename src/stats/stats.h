@@ -12,14 +12,18 @@
 //   diff    making diffs (application thread) and applying them (service)
 // The application thread writes AppCounters; the service thread writes
 // ServiceCounters (atomics, because a snapshot may be taken at any time).
+// With SCOPEDSM_TRACE set, each also points at a TraceLog (stats/trace.h)
+// that the same code fills with the events it times; null otherwise.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "stats/stats_record.h"
+#include "stats/trace.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -30,6 +34,11 @@ namespace scopedsm {
   X(write_faults)                \
   X(remote_fetches)              \
   X(node_fetches)                \
+  X(rma_fetches)                 \
+  X(rma_fallbacks)               \
+  X(prefetched)                  \
+  X(prefetch_used)               \
+  X(prefetch_wasted)             \
   X(twins)                       \
   X(diffs_made)                  \
   X(diff_bytes_made)             \
@@ -63,12 +72,17 @@ struct AppCounters {
 #define X(name) uint64_t name = 0;
   SCOPEDSM_APP_COUNTERS(X)
 #undef X
+  TraceLog* trace = nullptr;  // the application thread's events; null: not tracing
 };
 
 struct ServiceCounters {
 #define X(name) std::atomic<uint64_t> name{0};
   SCOPEDSM_SERVICE_COUNTERS(X)
 #undef X
+  // Requests served, by either thread; both fields belong to whichever
+  // thread holds the service's serve mutex. Null: not tracing.
+  TraceLog* trace = nullptr;
+  TraceThread serving_thread = TraceThread::kService;
 };
 
 class Stats {
@@ -82,17 +96,26 @@ class Stats {
   // Ends the measured region; snapshots after it report the region only.
   void stop(TrafficCounters& sent, TrafficCounters& received);
   StatsRecord snapshot(int rank, TrafficCounters& sent, TrafficCounters& received) const;
+  // Starts recording events (SCOPEDSM_TRACE): reserves the two logs.
+  void enable_trace();
+  bool tracing() const { return app_trace_ != nullptr; }
+  // Every event recorded (once both threads are done), and how many were
+  // dropped because a log was full.
+  std::vector<TraceEvent> trace_events() const;
+  uint64_t trace_dropped() const;
   void set_segv_cost_ns(double ns) { segv_cost_ns_ = ns; }
   // Where elapsed time counts from when start() was never called.
   void set_origin_ns(uint64_t ns) { origin_ns_ = ns; }
   // The node layout, reported with every snapshot (not as a counter: it is
   // not made relative to start()): this process's node number, the number
   // of nodes, the processes on this node, and whether they share homes.
-  void set_layout(int node, int nodes, int node_procs, bool node_shared) {
+  // `rma`: pages homed on other nodes are read one-sided (else by message).
+  void set_layout(int node, int nodes, int node_procs, bool node_shared, bool rma) {
     layout_ = {{"node", static_cast<uint64_t>(node)},
                {"nodes", static_cast<uint64_t>(nodes)},
                {"node_procs", static_cast<uint64_t>(node_procs)},
-               {"node_shared", node_shared ? 1u : 0u}};
+               {"node_shared", node_shared ? 1u : 0u},
+               {"rma", rma ? 1u : 0u}};
   }
 
  private:
@@ -106,6 +129,8 @@ class Stats {
   double segv_cost_ns_ = 0;
   uint64_t origin_ns_ = 0;
   std::vector<std::pair<std::string, uint64_t>> layout_;
+  std::unique_ptr<TraceLog> app_trace_;
+  std::unique_ptr<TraceLog> serve_trace_;
 };
 
 }  // namespace scopedsm

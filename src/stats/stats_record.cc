@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace scopedsm {
@@ -14,23 +15,6 @@ uint64_t sum_prefix(const StatsRecord& r, const std::string& prefix) {
   for (const auto& [k, v] : r.values)
     if (k.compare(0, prefix.size(), prefix) == 0) s += v;
   return s;
-}
-
-// Writes s as a JSON string literal.
-void json_string(std::ostringstream& os, const std::string& s) {
-  os << '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      os << '\\' << c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      os << buf;
-    } else {
-      os << c;
-    }
-  }
-  os << '"';
 }
 
 }  // namespace
@@ -115,7 +99,7 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
   os << "ScopeDSM statistics (measured region; times in seconds)\n";
   std::snprintf(line, sizeof line, "%4s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %9s %8s %9s %8s\n", "rank", "total",
                 "busy", "data", "segv", "syn", "server", "diff", "rfaults", "wfaults", "fetches", "diffKB", "invals",
-                "msgs", "KB");
+                "sentMsgs", "sentKB");
   os << line;
   for (const auto& r : records) {
     Breakdown b = breakdown(r);
@@ -135,51 +119,94 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
   // The node layout every record carries (Stats::set_layout).
   if (!records.empty()) {
     uint64_t most = 0;
-    bool shared = false;
+    bool shared = false, rma = false;
     for (const auto& r : records) {
       most = std::max(most, r.get("node_procs"));
       shared = shared || r.get("node_shared") != 0;
+      rma = rma || r.get("rma") != 0;
     }
     const uint64_t nodes = records.front().get("nodes");
-    std::snprintf(line, sizeof line, "layout: %zu processes on %llu node%s, at most %llu per node; %s\n", records.size(),
+    const char* across = rma ? "pages of other nodes are read one-sided (MPI_Get)" : "pages of other nodes travel by message";
+    std::snprintf(line, sizeof line, "layout: %zu processes on %llu node%s, at most %llu per node; %s%s\n", records.size(),
                   static_cast<unsigned long long>(nodes), nodes == 1 ? "" : "s", static_cast<unsigned long long>(most),
-                  shared ? "node peers copy pages from each other's memory" : "every page travels by message");
+                  shared ? "node peers copy pages from each other's memory; " : "", across);
     os << line;
   }
   return os.str();
 }
 
-std::string record_json(const StatsRecord& r) {
-  Breakdown b = breakdown(r);
-  std::ostringstream os;
-  os.precision(9);
-  os << "{\"rank\":" << r.rank << ",\"elapsed_s\":" << r.elapsed_s << ",\"segv_cost_ns\":" << r.segv_cost_ns
-     << ",\"time_s\":{\"total\":" << b.total << ",\"busy\":" << b.busy << ",\"data\":" << b.data
-     << ",\"segv\":" << b.segv << ",\"syn\":" << b.syn << ",\"server\":" << b.server << ",\"diff\":" << b.diff
-     << "},\"counters\":{";
-  bool first = true;
-  for (const auto& [k, v] : r.values) {
-    if (!first) os << ",";
-    first = false;
-    json_string(os, k);
-    os << ":" << v;
-  }
-  os << "},\"messages_sent\":" << sum_prefix(r, "msgs_sent_") << ",\"bytes_sent\":" << sum_prefix(r, "bytes_sent_")
-     << "}";
-  return os.str();
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Counters and program arguments come from outside: text that is not UTF-8
+// is written with replacement characters rather than refused.
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// One rank's object; `host` is left out when unknown.
+Json rank_object(const StatsRecord& r, const std::string* host) {
+  const Breakdown b = breakdown(r);
+  Json j;
+  j["rank"] = r.rank;
+  if (host != nullptr) j["host"] = *host;
+  j["elapsed_s"] = r.elapsed_s;
+  j["segv_cost_ns"] = r.segv_cost_ns;
+  j["time_s"] = {{"total", b.total}, {"busy", b.busy}, {"data", b.data}, {"segv", b.segv},
+                 {"syn", b.syn},     {"server", b.server}, {"diff", b.diff}};
+  Json counters = Json::object();
+  for (const auto& [k, v] : r.values) counters[k] = v;
+  j["counters"] = std::move(counters);
+  j["messages_sent"] = sum_prefix(r, "msgs_sent_");
+  j["bytes_sent"] = sum_prefix(r, "bytes_sent_");
+  return j;
 }
 
-std::string format_json(const std::vector<StatsRecord>& records, const std::string& config_text) {
-  std::ostringstream os;
-  os << "{\"scopedsm_stats\":1,\"processes\":" << records.size() << ",\"config\":";
-  json_string(os, config_text);
-  os << ",\"ranks\":[";
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (i) os << ",";
-    os << record_json(records[i]);
+// The nodes, in node order, from the layout values every record carries:
+// each node's ranks, the host of its first rank, and whether its processes
+// copy pages from each other's memory.
+Json node_list(const std::vector<StatsRecord>& records, const std::vector<std::string>& hosts) {
+  std::vector<std::pair<uint64_t, size_t>> by_node;  // (node, index of record)
+  for (size_t i = 0; i < records.size(); ++i) by_node.push_back({records[i].get("node"), i});
+  std::stable_sort(by_node.begin(), by_node.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  Json nodes = Json::array();
+  for (size_t i = 0; i < by_node.size(); ++i) {
+    const StatsRecord& r = records[by_node[i].second];
+    if (i == 0 || by_node[i - 1].first != by_node[i].first) {
+      Json node;
+      node["node"] = by_node[i].first;
+      const auto rank = static_cast<size_t>(r.rank);
+      node["host"] = rank < hosts.size() ? hosts[rank] : std::string();
+      node["ranks"] = Json::array();
+      node["shared"] = r.get("node_shared") != 0;
+      nodes.push_back(std::move(node));
+    }
+    nodes.back()["ranks"].push_back(r.rank);
   }
-  os << "]}\n";
-  return os.str();
+  return nodes;
+}
+
+}  // namespace
+
+std::string record_json(const StatsRecord& r) { return dump(rank_object(r, nullptr)); }
+
+std::string format_json(const std::vector<StatsRecord>& records, const RunInfo& run) {
+  Json j;
+  j["scopedsm_stats"] = 2;
+  j["program"] = run.program;
+  j["argv"] = run.argv;
+  j["started"] = run.started;
+  j["processes"] = records.size();
+  j["nodes"] = node_list(records, run.hosts);
+  Json config = Json::object();
+  for (const auto& [name, value] : run.config) config[name] = value;
+  j["config"] = std::move(config);
+  Json ranks = Json::array();
+  for (const StatsRecord& r : records) {
+    const auto rank = static_cast<size_t>(r.rank);
+    ranks.push_back(rank_object(r, rank < run.hosts.size() ? &run.hosts[rank] : nullptr));
+  }
+  j["ranks"] = std::move(ranks);
+  return dump(j) + "\n";
 }
 
 }  // namespace scopedsm

@@ -24,9 +24,20 @@ struct StatsRecord {
   static bool deserialize(const std::byte* data, size_t n, StatsRecord* out);
 };
 
+// What the statistics file says about the job besides the counters.
+struct RunInfo {
+  std::string program;                                      // base name of argv[0]
+  std::vector<std::string> argv;                            // the whole command line
+  std::string started;                                      // wall-clock start, ISO 8601 UTC
+  std::vector<std::string> hosts;                           // by rank
+  std::vector<std::pair<std::string, std::string>> config;  // config_settings()
+};
+
 // Rank 0's outputs from every rank's record.
 std::string format_summary(const std::vector<StatsRecord>& records);
-std::string format_json(const std::vector<StatsRecord>& records, const std::string& config_text);
+// The statistics file (SCOPEDSM_STATS_FILE); docs/CONFIG.md describes it.
+std::string format_json(const std::vector<StatsRecord>& records, const RunInfo& run);
+// One rank's object of the file's "ranks" list (scopedsm_stats_json).
 std::string record_json(const StatsRecord& record);
 
 }  // namespace scopedsm

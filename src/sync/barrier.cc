@@ -5,14 +5,6 @@
 
 namespace scopedsm {
 
-namespace {
-
-const char* const kSameCalls =
-    "every process must make the same collective calls (barriers, allocations, jia_wait, jia_exit) in the same order "
-    "with the same arguments";
-
-}  // namespace
-
 Barrier::Barrier(const SyncParts& parts, PeerInbox* inbox)
     : p_(parts),
       stall_after_ns_(parts.timeout_s > 0 ? static_cast<uint64_t>(parts.timeout_s * 0.1e9) : 0),
@@ -29,12 +21,13 @@ int Barrier::target(int rank, int size, int k) { return (rank + (1 << k)) % size
 int Barrier::source(int rank, int size, int k) { return ((rank - (1 << k)) % size + size) % size; }
 
 void Barrier::mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const {
+  const Surface& s = *p_.surface;
   if (other_call == our_call)
-    fatal("mismatched collective calls: rank %d called jia_barrier but rank %d called %s; %s", other, p_.rank,
-          ours.c_str(), kSameCalls);
-  fatal("mismatched collective calls: rank %d called jia_barrier as its collective call %u but rank %d is in %s as its "
-        "call %u; %s",
-        other, other_call + 1, p_.rank, ours.c_str(), our_call + 1, kSameCalls);
+    fatal("mismatched collective calls: rank %d called %s but rank %d called %s; %s", other, s.barrier, p_.rank,
+          ours.c_str(), same_collective_calls(s).c_str());
+  fatal("mismatched collective calls: rank %d called %s as its collective call %u but rank %d is in %s as its call %u; "
+        "%s",
+        other, s.barrier, other_call + 1, p_.rank, ours.c_str(), our_call + 1, same_collective_calls(s).c_str());
 }
 
 void Barrier::watch(uint32_t call, const std::string& what) {
@@ -54,7 +47,7 @@ void Barrier::watch(uint32_t call, const std::string& what) {
   }
 }
 
-std::vector<WriteNotice> Barrier::run(uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine) {
+std::vector<WriteNotice> Barrier::run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine) {
   Transport& t = *p_.transport;
   const int n = rounds(p_.size);
   const uint64_t start = now_ns();
@@ -76,13 +69,13 @@ std::vector<WriteNotice> Barrier::run(uint32_t epoch, uint32_t call, std::vector
           }
           return false;
         },
-        what.c_str(), from);
+        what.c_str(), from, /*watched=*/stall_after_ns_ != 0);
     Incoming in = std::move(queue.front().in);
     queue.pop_front();
     BarrierMsg msg;
     if (Status st = decode_message(in.bytes, p_.limits(), &msg); !st.ok())
       fatal("protocol error: malformed BARR from rank %d: %s", from, st.message().c_str());
-    if (msg.call != call) mismatch(from, msg.call, "jia_barrier", call);
+    if (msg.call != call) mismatch(from, msg.call, api.name, call);
     if (msg.epoch != epoch || msg.round != static_cast<uint32_t>(k))
       fatal("protocol error: rank %d sent round %u of barrier %u where round %d of barrier %u was due", from,
             msg.round, msg.epoch, k, epoch);

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "common/surface.h"
 #include "protocol/messages.h"
 #include "sync/parts.h"
 #include "sync/peer_inbox.h"
@@ -56,12 +57,13 @@ class Barrier {
   static int source(int rank, int size, int k);
 
   // Runs barrier `epoch`, which is this process's collective call number
-  // `call`, contributing `mine` (sorted by page, one notice per page).
-  // Returns the merge of every process's notices, sorted by page.
-  std::vector<WriteNotice> run(uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine);
+  // `call` (`api`, named in mismatch reports), contributing `mine` (sorted
+  // by page, one notice per page). Returns the merge of every process's
+  // notices, sorted by page.
+  std::vector<WriteNotice> run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine);
 
   // While this process waits in collective call number `call`, described by
-  // `what` (jia_wait, an allocation, jia_exit): takes the barrier rounds
+  // `what` (the surface's wait, an allocation, its finalize): takes the barrier rounds
   // that have arrived and reports a mismatch if one is for call `call`.
   void watch(uint32_t call, const std::string& what);
 

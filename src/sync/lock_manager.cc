@@ -145,13 +145,21 @@ void LockManager::on(const Incoming& in, const ReleaseMsg& msg) { release(in.sou
 
 void LockManager::release_here(const ReleaseMsg& msg) { release(p_.rank, msg); }
 
-void LockManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
-  for (const auto& [lock, l] : locks_) {
-    if (l.waiters.empty() || now - l.waiters.front().since_ns < limit_ns) continue;
-    const Waiter& w = l.waiters.front();
-    fatal("timed out: rank %d has waited %.1f s for lock %d (homed here), which is held by rank %d; is rank %d alive, and "
-          "does it release the lock?",
-          w.rank, static_cast<double>(now - w.since_ns) / 1e9, lock, l.holder, l.holder);
+void LockManager::check_stalls(uint64_t now, const StallLimit& stall) {
+  for (auto& [lock, l] : locks_) {
+    if (l.waiters.empty()) continue;
+    Waiter& w = l.waiters.front();
+    const StallLimit::Verdict v = stall.judge(now - w.since_ns, &w.warned);
+    if (v == StallLimit::kQuiet) continue;
+    const std::string waited = stall.waited(now - w.since_ns, v);
+    if (v == StallLimit::kWarn)
+      SCOPEDSM_LOG(LogLevel::kWarn, "rank %d %s for lock %d (homed here), which is held by rank %d; %s unless rank %d "
+                   "releases it",
+                   w.rank, waited.c_str(), lock, l.holder, stall.ends().c_str(), l.holder);
+    else
+      fatal("timed out: rank %d %s for lock %d (homed here), which is held by rank %d; is rank %d alive, and does it "
+            "release the lock?",
+            w.rank, waited.c_str(), lock, l.holder, l.holder);
   }
 }
 

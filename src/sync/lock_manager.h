@@ -29,6 +29,7 @@
 
 #include "protocol/notices.h"
 #include "sync/parts.h"
+#include "sync/stall.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -46,10 +47,11 @@ class LockManager {
   // comes later as a message (ACQGRANT through the mailbox).
   bool acquire_here(const AcquireMsg& msg, AcquireGrantMsg* grant);
   void release_here(const ReleaseMsg& msg);
-  // Reports (and ends the job) when a requester has been queued longer than
-  // `limit_ns`, naming the lock, the holder and the waiter: the waiter itself
-  // knows only the lock's home.
-  void check_stalls(uint64_t now, uint64_t limit_ns) const;
+  // Reports a requester queued for long, naming the lock, the holder and
+  // the waiter (the waiter itself knows only the lock's home): once as a
+  // warning at 80% of `stall.limit_s`, then as the fatal error that ends
+  // the job at the limit (sync/stall.h).
+  void check_stalls(uint64_t now, const StallLimit& stall);
 
   static int home_of(int lock, int size) { return lock % size; }
 
@@ -58,6 +60,7 @@ class LockManager {
     int rank;
     uint64_t seen;
     uint64_t since_ns = 0;  // when it was queued
+    bool warned = false;    // its stall has been warned about
   };
   struct LoggedNotice {
     uint64_t version;

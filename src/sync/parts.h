@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "common/config.h"
+#include "common/surface.h"
 #include "memory/page_table.h"
 #include "protocol/messages.h"
 #include "transport/transport.h"
@@ -24,6 +25,9 @@ struct SyncParts {
   Transport* transport = nullptr;
   const PageTable* pages = nullptr;
   std::atomic<uint32_t>* barriers_done = nullptr;  // barriers this process has completed
+  // The process's surface: the rendezvous manager names the calls of other
+  // processes in its words (an SPMD program makes the same calls everywhere).
+  const Surface* surface = &kCSurface;
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages->allocated(), size}; }

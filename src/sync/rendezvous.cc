@@ -14,12 +14,12 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
     call_ = call;
     first_rank_ = rank;
     first_arrival_ns_ = now_ns();
+    warned_ = false;
     arrived_from_.assign(static_cast<size_t>(p_.size), false);
     blobs_.assign(static_cast<size_t>(p_.size), {});
   } else if (kind != kind_ || call != call_) {
-    fatal("mismatched collective calls: rank %d called %s but rank %d called %s; every process must make the same "
-          "collective calls (barriers, allocations, jia_wait, jia_exit) in the same order with the same arguments",
-          first_rank_, call_.c_str(), rank, call.c_str());
+    fatal("mismatched collective calls: rank %d called %s but rank %d called %s; %s", first_rank_, call_.c_str(), rank,
+          call.c_str(), same_collective_calls(*p_.surface).c_str());
   }
   arrived_from_[static_cast<size_t>(rank)] = true;
   ++arrived_;
@@ -27,29 +27,39 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
 
 namespace {
 
-// Ends the job: `call` has waited since `since` for the ranks not in `arrived`.
-[[noreturn]] void report_stall(const char* call, uint64_t now, uint64_t since, const std::vector<bool>& arrived) {
+// Warns about, or (`v` is kFatal) ends the job for, `call` waiting `waited_ns`
+// for the ranks not in `arrived`.
+void report_stall(const char* call, uint64_t waited_ns, const std::vector<bool>& arrived, const StallLimit& stall,
+                  StallLimit::Verdict v) {
   std::string missing, present;
   for (size_t r = 0; r < arrived.size(); ++r) {
     std::string& list = arrived[r] ? present : missing;
     if (!list.empty()) list += ", ";
     list += std::to_string(r);
   }
-  fatal("timed out: %s has waited %.1f s for rank%s %s (arrived: %s); are those processes alive and making the same "
-        "collective calls?",
-        call, static_cast<double>(now - since) / 1e9, missing.find(',') == std::string::npos ? "" : "s",
-        missing.c_str(), present.c_str());
+  const std::string waited = stall.waited(waited_ns, v);
+  const char* plural = missing.find(',') == std::string::npos ? "" : "s";
+  if (v == StallLimit::kWarn) {
+    SCOPEDSM_LOG(LogLevel::kWarn, "%s %s for rank%s %s (arrived: %s); %s unless %s", call, waited.c_str(), plural,
+                 missing.c_str(), present.c_str(), stall.ends().c_str(), *plural ? "they arrive" : "it arrives");
+    return;
+  }
+  fatal("timed out: %s %s for rank%s %s (arrived: %s); are those processes alive and making the same collective calls?",
+        call, waited.c_str(), plural, missing.c_str(), present.c_str());
 }
 
 }  // namespace
 
-void RendezvousManager::check_stalls(uint64_t now, uint64_t limit_ns) const {
-  if (arrived_ != 0 && now - first_arrival_ns_ >= limit_ns)
-    report_stall(call_.c_str(), now, first_arrival_ns_, arrived_from_);
+void RendezvousManager::check_stalls(uint64_t now, const StallLimit& stall) {
+  if (arrived_ != 0) {
+    const StallLimit::Verdict v = stall.judge(now - first_arrival_ns_, &warned_);
+    if (v != StallLimit::kQuiet) report_stall(call_.c_str(), now - first_arrival_ns_, arrived_from_, stall, v);
+  }
   // A barrier this process has completed was complete for everybody.
-  if (!stalled_.empty() && stalled_epoch_ >= p_.barriers_done->load(std::memory_order_acquire) &&
-      now - stalled_since_ns_ >= limit_ns)
-    report_stall("jia_barrier", now, stalled_since_ns_, stalled_);
+  if (!stalled_.empty() && stalled_epoch_ >= p_.barriers_done->load(std::memory_order_acquire)) {
+    const StallLimit::Verdict v = stall.judge(now - stalled_since_ns_, &stall_warned_);
+    if (v != StallLimit::kQuiet) report_stall(p_.surface->barrier, now - stalled_since_ns_, stalled_, stall, v);
+  }
 }
 
 void RendezvousManager::on(const Incoming& in, const BarrierStallMsg& msg) {
@@ -60,6 +70,7 @@ void RendezvousManager::on(const Incoming& in, const BarrierStallMsg& msg) {
     stalled_.assign(static_cast<size_t>(p_.size), false);
     stalled_epoch_ = msg.epoch;
     stalled_since_ns_ = since;
+    stall_warned_ = false;
   } else if (msg.epoch < stalled_epoch_) {
     return;
   }
@@ -68,7 +79,7 @@ void RendezvousManager::on(const Incoming& in, const BarrierStallMsg& msg) {
 }
 
 void RendezvousManager::on(const Incoming& in, const WaitMsg&) {
-  arrive(in.source, RendezvousKind::kWait, "jia_wait");
+  arrive(in.source, RendezvousKind::kWait, p_.surface->wait);
   if (arrived_ == p_.size) complete();
 }
 

@@ -22,6 +22,7 @@
 
 #include "protocol/messages.h"
 #include "sync/parts.h"
+#include "sync/stall.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -36,10 +37,11 @@ class RendezvousManager {
   void on(const Incoming& in, const BarrierStallMsg& msg);
   void on(const Incoming& in, const WaitMsg& msg);
   void on(const Incoming& in, CollectiveMsg&& msg);  // keeps the payload
-  // Reports (and ends the job) when a rendezvous, or a barrier this process
-  // has not completed, has been incomplete for longer than `limit_ns`,
-  // naming the ranks that have not arrived.
-  void check_stalls(uint64_t now, uint64_t limit_ns) const;
+  // Reports a rendezvous, or a barrier this process has not completed,
+  // incomplete for long, naming the ranks that have not arrived: once as a
+  // warning at 80% of `stall.limit_s`, then as the fatal error that ends the
+  // job at the limit (sync/stall.h).
+  void check_stalls(uint64_t now, const StallLimit& stall);
 
  private:
   void arrive(int rank, RendezvousKind kind, const std::string& call);
@@ -51,12 +53,14 @@ class RendezvousManager {
   std::string call_;        // what the first arrival called
   int first_rank_ = -1;
   uint64_t first_arrival_ns_ = 0;
+  bool warned_ = false;  // this rendezvous's stall has been warned about
   std::vector<bool> arrived_from_;
   // Barrier stalls: the latest barrier someone reported waiting in, since
   // when (the earliest report's wait) and who has reported.
   uint32_t stalled_epoch_ = 0;
   uint64_t stalled_since_ns_ = 0;
   std::vector<bool> stalled_;  // empty: no report
+  bool stall_warned_ = false;  // the reported barrier stall has been warned about
   std::vector<std::vector<std::byte>> blobs_;  // per-rank payloads (exit statistics)
 };
 

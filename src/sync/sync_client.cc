@@ -26,9 +26,10 @@ M decode_reply(const SyncParts& p, MsgType expected, const Incoming& in) {
 }
 
 // Waits for the reply of type `expected` from `from` and decodes it.
+// `watched`: a manager reports the wait if it stalls (Service::check_stalls).
 template <typename M>
-M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what) {
-  return decode_reply<M>(p, expected, p.transport->await_reply(expected, from, what));
+M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what, bool watched) {
+  return decode_reply<M>(p, expected, p.transport->await_reply(expected, from, what, watched));
 }
 
 std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writer) {
@@ -43,22 +44,24 @@ std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writ
 SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats)
     : p_(parts), c_(coherence), stack_(stack), stats_(stats), seen_(kMaxLocks, 0), inbox_(parts), barrier_(parts, &inbox_) {}
 
-void SyncClient::check_lock_id(const char* call, int lock) const {
+void SyncClient::check_lock_id(ApiCall call, int lock) const {
   if (lock < 0 || lock >= kMaxLocks)
-    fatal("%s(%d): lock id out of range; valid ids are 0 to %d (Maxlocks - 1)", call, lock, kMaxLocks - 1);
+    fatal("%s(%d): lock id out of range; valid ids are 0 to %d (%s - 1)", call.name, lock, kMaxLocks - 1,
+          call.surface->lock_limit);
 }
 
-void SyncClient::check_cv_id(const char* call, int cv) const {
+void SyncClient::check_cv_id(ApiCall call, int cv) const {
   if (cv < 0 || cv >= kMaxCondvars)
-    fatal("%s(%d): condition variable out of range; valid ids are 0 to %d (Maxcondvs - 1)", call, cv, kMaxCondvars - 1);
+    fatal("%s(%d): condition variable out of range; valid ids are 0 to %d (%s - 1)", call.name, cv, kMaxCondvars - 1,
+          call.surface->cv_limit);
 }
 
-void SyncClient::lock(const char* call, int lock) {
+void SyncClient::lock(ApiCall call, int lock) {
   check_lock_id(call, lock);
   if (stack_->holds(lock))
-    fatal("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call, lock, lock,
-          stack_->describe().c_str());
-  ScopedTimer timer(&stats_->t_syn_ns);
+    fatal("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call.name, lock,
+          lock, stack_->describe().c_str());
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kLock, static_cast<uint32_t>(lock));
   ++stats_->locks;
   c_->close_interval();
   const int home = LockManager::home_of(lock, p_.size);
@@ -73,23 +76,27 @@ void SyncClient::lock(const char* call, int lock) {
     t.send(home, kTagRequest, encode(req, t.next_seq()));
   }
   // The grant comes from the home, or straight from the holder before us
-  // (a hand-over, §4 of docs/PROTOCOL.md): from anyone.
-  if (!granted) grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, -1, "a lock grant (ACQGRANT)");
+  // (a hand-over, §4 of docs/PROTOCOL.md): from anyone. The home watches
+  // the wait (LockManager::check_stalls).
+  if (!granted) {
+    const std::string what = "lock " + std::to_string(lock) + " (ACQGRANT)";
+    grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, -1, what.c_str(), true);
+  }
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
   seen_[static_cast<size_t>(lock)] = grant.version;
   c_->invalidate(grant.notices);
   stack_->push(lock);
 }
 
-void SyncClient::unlock(const char* call, int lock) {
+void SyncClient::unlock(ApiCall call, int lock) {
   check_lock_id(call, lock);
   if (!stack_->holds(lock))
-    fatal("%s(%d): this process does not hold lock %d (%s); unlock only locks you acquired", call, lock, lock,
+    fatal("%s(%d): this process does not hold lock %d (%s); unlock only locks you acquired", call.name, lock, lock,
           stack_->describe().c_str());
   if (stack_->top_lock() != lock)
     fatal("%s(%d): lock %d is not the innermost lock held (%s); release locks in the reverse order of acquiring them",
-          call, lock, lock, stack_->describe().c_str());
-  ScopedTimer timer(&stats_->t_syn_ns);
+          call.name, lock, lock, stack_->describe().c_str());
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kUnlock, static_cast<uint32_t>(lock));
   ++stats_->unlocks;
   c_->close_interval();
   const int home = LockManager::home_of(lock, p_.size);
@@ -129,12 +136,12 @@ void SyncClient::unlock(const char* call, int lock) {
   stack_->pop();
 }
 
-void SyncClient::barrier(const char* call) {
+void SyncClient::barrier(ApiCall call) {
   if (stack_->depth() > 1)
-    fatal("%s: called inside a critical section (%s); a barrier cannot be used between jia_lock and jia_unlock (use "
-          "jia_wait there, which has no coherence actions)",
-          call, stack_->describe().c_str());
-  ScopedTimer timer(&stats_->t_syn_ns);
+    fatal("%s: called inside a critical section (%s); a barrier cannot be used %s (use %s there, which has no "
+          "coherence actions)",
+          call.name, stack_->describe().c_str(), call.surface->critical_section, call.surface->wait);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kBarrier, c_->epoch());
   ++stats_->barriers;
   c_->close_interval();
   // Every diff is at its home before our first round leaves: nobody leaves
@@ -143,25 +150,27 @@ void SyncClient::barrier(const char* call) {
   // no home is exempt.)
   c_->flush_diffs(-1);
   const uint32_t epoch = c_->epoch();
-  std::vector<WriteNotice> merged = barrier_.run(epoch, calls_++, as_notices(stack_->take_bottom(), p_.rank));
+  std::vector<WriteNotice> merged = barrier_.run(call, epoch, calls_++, as_notices(stack_->take_bottom(), p_.rank));
   c_->finish_barrier(merged);
   p_.barriers_done->store(epoch + 1, std::memory_order_release);
 }
 
+// Rank 0's rendezvous manager watches the wait (RendezvousManager::check_stalls).
 Incoming SyncClient::await_rendezvous(MsgType expected, const std::string& what, const char* wait_text) {
   const uint32_t call = calls_++;
-  return p_.transport->await_reply(expected, 0, wait_text, [&] { barrier_.watch(call, what); });
+  return p_.transport->await_reply(expected, 0, wait_text, [&] { barrier_.watch(call, what); }, true);
 }
 
-void SyncClient::wait(const char*) {
-  ScopedTimer timer(&stats_->t_syn_ns);
+void SyncClient::wait(ApiCall call) {
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kWait);
   ++stats_->waits;
   Transport& t = *p_.transport;
   // No coherence, but our earlier requests (condition-variable sets and
   // resets) take effect before anything the others do after the rendezvous.
   t.acks().wait_except(0);
   t.send(0, kTagRequest, encode(WaitMsg{}, t.next_seq()));
-  await_rendezvous(MsgType::kWaitGrant, "jia_wait", "the other processes at jia_wait (WAITGRANT)");
+  const std::string what = std::string("the other processes at ") + call.name + " (WAITGRANT)";
+  await_rendezvous(MsgType::kWaitGrant, call.name, what.c_str());
 }
 
 void SyncClient::release_to_cv(int cv) {
@@ -174,16 +183,16 @@ void SyncClient::release_to_cv(int cv) {
   t.acks().expect(home);  // ACK, waited for at our next release
 }
 
-void SyncClient::cv_set(const char* call, int cv) {
+void SyncClient::cv_set(ApiCall call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvSet, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
   release_to_cv(cv);
 }
 
-void SyncClient::cv_reset(const char* call, int cv) {
+void SyncClient::cv_reset(ApiCall call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvReset, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
   Transport& t = *p_.transport;
   const int home = CondvarManager::home_of(cv, p_.size);
@@ -191,15 +200,15 @@ void SyncClient::cv_reset(const char* call, int cv) {
   t.acks().expect(home);  // ACK, waited for at our next release
 }
 
-void SyncClient::cv_wait(const char* call, int cv) {
+void SyncClient::cv_wait(ApiCall call, int cv) {
   check_cv_id(call, cv);
-  ScopedTimer timer(&stats_->t_syn_ns);
+  TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kCvWait, static_cast<uint32_t>(cv));
   ++stats_->cv_ops;
   c_->close_interval();
   const int home = CondvarManager::home_of(cv, p_.size);
   Transport& t = *p_.transport;
   t.send(home, kTagRequest, encode(CvWaitMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
-  auto grant = await_decoded<CvGrantMsg>(p_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)");
+  auto grant = await_decoded<CvGrantMsg>(p_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)", false);
   if (grant.cv != static_cast<uint32_t>(cv)) fatal("protocol error: CVGRANT for %u while waiting on %d", grant.cv, cv);
   c_->invalidate(grant.notices);
 }

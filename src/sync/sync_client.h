@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/surface.h"
 #include "protocol/coherence.h"
 #include "protocol/lock_stack.h"
 #include "stats/stats.h"
@@ -34,13 +35,14 @@ class SyncClient {
     serve_mutex_ = serve_mutex;
   }
 
-  void lock(const char* call, int lock);
-  void unlock(const char* call, int lock);
-  void barrier(const char* call);
-  void wait(const char* call);
-  void cv_set(const char* call, int cv);
-  void cv_reset(const char* call, int cv);
-  void cv_wait(const char* call, int cv);
+  // Misuse is reported in the words of `call` (common/surface.h).
+  void lock(ApiCall call, int lock);
+  void unlock(ApiCall call, int lock);
+  void barrier(ApiCall call);
+  void wait(ApiCall call);
+  void cv_set(ApiCall call, int cv);
+  void cv_reset(ApiCall call, int cv);
+  void cv_wait(ApiCall call, int cv);
 
   // A rendezvous of all processes at rank 0 that checks everyone passed the
   // same `description`. Rank 0 gets back every rank's `blob`, in rank order;
@@ -52,8 +54,8 @@ class SyncClient {
   uint64_t granted_version(int lock) const { return seen_[static_cast<size_t>(lock)]; }
 
  private:
-  void check_lock_id(const char* call, int lock) const;
-  void check_cv_id(const char* call, int cv) const;
+  void check_lock_id(ApiCall call, int lock) const;
+  void check_cv_id(ApiCall call, int cv) const;
   void release_to_cv(int cv);
   // Waits for `expected` from rank 0 at collective call `what`, watching
   // for barrier rounds that show a mismatch (Barrier::watch).

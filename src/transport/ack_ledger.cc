@@ -38,13 +38,19 @@ int AckLedger::owing_except(int except) const {
 }
 
 void AckLedger::wait_except(int except) {
-  while (owing_except(except) >= 0) {
-    // An acknowledgement from anyone may come first; it counts where it belongs.
-    const Reply r = read_reply_("requests to be applied (DIFFGRANT or ACK)");
-    if (!absorb(r.type, r.source))
-      fatal("protocol error: waiting for acknowledgements (DIFFGRANT or ACK) but received %s from rank %d",
-            msg_type_name(r.type), r.source);
-  }
+  while (owing_except(except) >= 0) read_ack();
+}
+
+void AckLedger::wait_for(int dest) {
+  while (owed(dest) > 0) read_ack();
+}
+
+void AckLedger::read_ack() {
+  // An acknowledgement from anyone may come first; it counts where it belongs.
+  const Reply r = read_reply_("requests to be applied (DIFFGRANT or ACK)");
+  if (!absorb(r.type, r.source))
+    fatal("protocol error: waiting for acknowledgements (DIFFGRANT or ACK) but received %s from rank %d",
+          msg_type_name(r.type), r.source);
 }
 
 }  // namespace scopedsm

@@ -68,8 +68,14 @@ class AckLedger {
   // one receiver in order, and a home serves its requests in order. Every
   // reply read meanwhile must be an acknowledgement (from anyone).
   void wait_except(int except);
+  // Returns once `dest` has acknowledged everything sent to it: before a
+  // one-sided read from `dest`, which is not ordered after our requests.
+  void wait_for(int dest);
 
  private:
+  // Reads one reply, which must be an acknowledgement, and counts it.
+  void read_ack();
+
   std::vector<int> owed_;
   ReadReply read_reply_;
 };

@@ -28,7 +28,7 @@ Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& c
   waiter_.configure(tuning);
   acks_.init(size_, [this](const char* what) {
     MsgType type;
-    Incoming in = next_reply(what, -1, &type);
+    Incoming in = next_reply(what, -1, &type, false);
     return AckLedger::Reply{type, in.source};
   });
   delay_.configure(config.test_delay_us);
@@ -88,6 +88,16 @@ bool Transport::try_receive(Tag tag, Incoming* out) {
   return true;
 }
 
+void Transport::poll_request(MPI_Request* request, const char* what, int from) {
+  waiter_.poll_until(
+      [request] {
+        int done = 0;
+        MPI_Test(request, &done, MPI_STATUS_IGNORE);
+        return done != 0;
+      },
+      what, from);
+}
+
 void Transport::wait_request(MPI_Request* request, const char* what, int from, MPI_Status* status) {
   wait_until(
       WakeRole::kApp,
@@ -99,7 +109,8 @@ void Transport::wait_request(MPI_Request* request, const char* what, int from, M
       what, from);
 }
 
-Incoming Transport::next_reply(const char* what, int from, MsgType* type, const std::function<void()>* watch) {
+Incoming Transport::next_reply(const char* what, int from, MsgType* type, bool watched,
+                               const std::function<void()>* watch) {
   Incoming in;
   wait_until(
       WakeRole::kApp,
@@ -107,7 +118,7 @@ Incoming Transport::next_reply(const char* what, int from, MsgType* type, const 
         if (watch != nullptr) (*watch)();
         return try_receive(kTagReply, &in);
       },
-      what, from);
+      what, from, watched);
   Reader r(in.bytes.data(), in.bytes.size());
   Status s = r.open(type);
   if (!s.ok())
@@ -116,21 +127,23 @@ Incoming Transport::next_reply(const char* what, int from, MsgType* type, const 
   return in;
 }
 
-Incoming Transport::await_reply(MsgType expected, int from, const char* what) {
-  return await_typed(expected, from, what, nullptr);
+Incoming Transport::await_reply(MsgType expected, int from, const char* what, bool watched) {
+  return await_typed(expected, from, what, watched, nullptr);
 }
 
-Incoming Transport::await_reply(MsgType expected, int from, const char* what, const std::function<void()>& watch) {
-  return await_typed(expected, from, what, &watch);
+Incoming Transport::await_reply(MsgType expected, int from, const char* what, const std::function<void()>& watch,
+                                bool watched) {
+  return await_typed(expected, from, what, watched, &watch);
 }
 
-Incoming Transport::await_typed(MsgType expected, int from, const char* what, const std::function<void()>* watch) {
+Incoming Transport::await_typed(MsgType expected, int from, const char* what, bool watched,
+                                const std::function<void()>* watch) {
   if (AckLedger::is_ack(expected))
     fatal("internal error: awaiting %s; acknowledgements are collected by the ledger (AckLedger::wait_except)",
           msg_type_name(expected));
   for (;;) {
     MsgType type;
-    Incoming in = next_reply(what, from, &type, watch);
+    Incoming in = next_reply(what, from, &type, watched, watch);
     if (acks_.absorb(type, in.source)) continue;
     if (type != expected || (from >= 0 && in.source != from))
       fatal("protocol error: waiting for %s from rank %d but received %s from rank %d", msg_type_name(expected), from,

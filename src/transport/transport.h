@@ -92,20 +92,26 @@ class Transport {
   bool sends_pending() { return outbox_.pending(); }
 
   // Polls `done` until it returns true (Waiter::wait_until).
-  void wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from) {
-    waiter_.wait_until(role, done, what, from);
+  void wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from,
+                  bool watched = false) {
+    waiter_.wait_until(role, done, what, from, watched);
   }
   // Waits (as wait_until) for an MPI request of ours to complete.
   void wait_request(MPI_Request* request, const char* what, int from, MPI_Status* status = MPI_STATUS_IGNORE);
+  // Completes a one-sided request by polling MPI without sleeping
+  // (Waiter::poll_until): its data moves during our own progress calls.
+  void poll_request(MPI_Request* request, const char* what, int from);
 
   // Application thread only: waits for the next reply, which must be of
   // type `expected` from `from` (-1: any rank). A different reply means the
   // protocol broke, which is reported and ends the job. Acknowledgements
-  // that arrive meanwhile go to the ledger.
-  Incoming await_reply(MsgType expected, int from, const char* what);
+  // that arrive meanwhile go to the ledger. `watched`: a manager watches
+  // this wait too (Waiter::kWatchedGraceNs).
+  Incoming await_reply(MsgType expected, int from, const char* what, bool watched = false);
   // The same, calling `watch` at every poll (SyncClient watches for barrier
   // rounds that show another process in a different collective call).
-  Incoming await_reply(MsgType expected, int from, const char* what, const std::function<void()>& watch);
+  Incoming await_reply(MsgType expected, int from, const char* what, const std::function<void()>& watch,
+                       bool watched = false);
 
   // Application thread only: acknowledgements owed to us (ack_ledger.h).
   AckLedger& acks() { return acks_; }
@@ -133,8 +139,10 @@ class Transport {
   void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
   // Waits for the next reply, whatever it is, and reads its type; a reply
   // without a valid header ends the job.
-  Incoming next_reply(const char* what, int from, MsgType* type, const std::function<void()>* watch = nullptr);
-  Incoming await_typed(MsgType expected, int from, const char* what, const std::function<void()>* watch);
+  Incoming next_reply(const char* what, int from, MsgType* type, bool watched,
+                      const std::function<void()>* watch = nullptr);
+  Incoming await_typed(MsgType expected, int from, const char* what, bool watched,
+                       const std::function<void()>* watch);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;

@@ -35,13 +35,25 @@ std::string format(const char* fmt, ...) {
 
 }  // namespace
 
-void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from) {
+void Waiter::poll_until(const std::function<bool()>& done, const char* what, int from) {
+  if (done()) return;
+  const uint64_t deadline =
+      tuning_.timeout_s > 0 ? now_ns() + static_cast<uint64_t>(tuning_.timeout_s * 1e9) : UINT64_MAX;
+  for (uint64_t polls = 1;; ++polls) {
+    if (done()) return;
+    if (polls % 1024 == 0 && now_ns() >= deadline) fatal("%s", timeout_report(what, from).c_str());
+    cpu_relax();
+  }
+}
+
+void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from, bool watched) {
   if (done()) return;
   const bool app = role == WakeRole::kApp;
   if (app) app_polling_.store(true, std::memory_order_relaxed);
   const uint64_t start = now_ns();
-  const uint64_t deadline =
-      tuning_.timeout_s > 0 ? start + static_cast<uint64_t>(tuning_.timeout_s * 1e9) : UINT64_MAX;
+  const uint64_t deadline = tuning_.timeout_s > 0
+                                ? start + static_cast<uint64_t>(tuning_.timeout_s * 1e9) + (watched ? kWatchedGraceNs : 0)
+                                : UINT64_MAX;
   uint64_t spin_until = start + tuning_.spin_ns;
   uint64_t last_poll = 0;  // 0 unless the previous step was an empty poll
   for (;;) {
@@ -58,7 +70,7 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
       for (int i = 0; i < 16; ++i) cpu_relax();
       continue;
     }
-    if (now >= deadline) fatal("%s", timeout_report(what, from).c_str());
+    if (now >= deadline) fatal("%s", timeout_report(what, from, watched).c_str());
     // Open MPI polls some channels only every few progress calls, so one
     // empty poll does not prove that nothing has arrived.
     bool found = false;
@@ -81,17 +93,23 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
     log_message(LogLevel::kDebug, "waited %.3f ms for %s from rank %d", static_cast<double>(waited) / 1e6, what, from);
 }
 
-std::string Waiter::timeout_report(const char* what, int from) const {
+std::string Waiter::timeout_report(const char* what, int from, bool watched) const {
   const std::string ctx = wait_context_ ? wait_context_() : std::string();
   const char* sep = ctx.empty() ? "" : "; ";
   const double t = tuning_.timeout_s;
+  const double grace = watched ? static_cast<double>(kWatchedGraceNs) / 1e9 : 0;
+  const std::string limit =
+      watched ? format(" (the SCOPEDSM_TIMEOUT limit of %g s and %g s for the report of the wait's manager, which did "
+                       "not come)",
+                       t, grace)
+              : format(", the SCOPEDSM_TIMEOUT limit,");
   if (from >= 0)
-    return format("timed out after %.1f s waiting for %s from rank %d%s%s (SCOPEDSM_TIMEOUT=%g); is that process alive "
-                  "and is every process making the same synchronization calls?",
-                  t, what, from, sep, ctx.c_str(), t);
-  return format("timed out after %.1f s waiting for %s%s%s (SCOPEDSM_TIMEOUT=%g); is every process alive and making "
-                "the same synchronization calls?",
-                t, what, sep, ctx.c_str(), t);
+    return format("timed out after %.1f s%s waiting for %s from rank %d%s%s; is that process alive and is every "
+                  "process making the same synchronization calls?",
+                  t + grace, limit.c_str(), what, from, sep, ctx.c_str());
+  return format("timed out after %.1f s%s waiting for %s%s%s; is every process alive and making the same "
+                "synchronization calls?",
+                t + grace, limit.c_str(), what, sep, ctx.c_str());
 }
 
 }  // namespace scopedsm

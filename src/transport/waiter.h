@@ -41,6 +41,12 @@ class Waiter {
   static constexpr int kPollsBeforeSleep = 16;         // polls that must all find nothing
   static constexpr uint64_t kSpinAfterWakeNs = 20000;  // keep polling this long after a wake-up
   static constexpr uint64_t kNapWithSendsNs = 200000;  // sleep bound while our sends are in flight
+  // A wait that a manager watches too (a queued lock request, a barrier or
+  // other rendezvous) ends this much after SCOPEDSM_TIMEOUT: the manager's
+  // report at the limit names what the waiter cannot know (the holder, the
+  // missing ranks) and should come first; the waiter's own report is the
+  // backstop for a manager that cannot report.
+  static constexpr uint64_t kWatchedGraceNs = 1000000000;
 
   // `wakeup` and `outbox` must outlive the waiter.
   Waiter(Wakeup* wakeup, Outbox* outbox) : wakeup_(wakeup), outbox_(outbox) {}
@@ -52,11 +58,17 @@ class Waiter {
   uint64_t idle_sleep_ns() const { return tuning_.sleep_ns; }
 
   // Polls `done` until it returns true; `what` and `from` (-1: nobody in
-  // particular) describe the wait for the timeout report.
-  void wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from);
+  // particular) describe the wait for the timeout report. `watched`: a
+  // manager watches this wait too (kWatchedGraceNs).
+  void wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from,
+                  bool watched = false);
 
   // The text a timed-out wait reports.
-  std::string timeout_report(const char* what, int from) const;
+  std::string timeout_report(const char* what, int from, bool watched = false) const;
+  // Polls `done` without ever sleeping, until it returns true or the
+  // timeout (then the same report): for work that only this thread's own
+  // polling completes, such as a one-sided read, which no wake-up announces.
+  void poll_until(const std::function<bool()>& done, const char* what, int from);
 
   // True while the application thread polls inside wait_until (not while
   // it sleeps there): it serves requests itself then, so the service thread

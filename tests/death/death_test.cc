@@ -205,8 +205,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"send_bad_rank", 2, "jia_send: destination [0-9]+ is not a rank", {}},
         Case{"jia_error", 2, "jia_error: the application gave up: 42", {}},
         Case{"config_bad", 2, "SCOPEDSM_CACHE_PAGES='0' is invalid", {"SCOPEDSM_CACHE_PAGES=0"}},
-        // The lock's home reports first (at 80% of the timeout), naming the holder.
-        Case{"timeout", 2, "rank 0: timed out: rank 1 has waited 1\\.[0-9] s for lock 0 \\(homed here\\), which is held by rank 0",
+        // The lock's home warns at 80% of the limit, saying what the limit
+        // is, and ends the job at it, naming the holder both times.
+        Case{"timeout", 2,
+             "rank 0: warning: rank 1 has waited 1\\.[0-9] s of the 2 s limit \\(SCOPEDSM_TIMEOUT\\) for lock 0 "
+             "\\(homed here\\), which is held by rank 0; the job ends at 2 s unless rank 0 releases it\n"
+             "(.*\n)*scopedsm: rank 0: timed out: rank 1 has waited [0-9]+\\.[0-9] s, the SCOPEDSM_TIMEOUT limit, "
+             "for lock 0 \\(homed here\\), which is held by rank 0",
              {"SCOPEDSM_TIMEOUT=2"}}),
     case_name);
 
@@ -227,9 +232,129 @@ INSTANTIATE_TEST_SUITE_P(
              "\\* sizeof\\(T\\) = n \\* 8 bytes",
              {}},
         Case{"alloc_array_block_max", 2,
-             "scopedsm_alloc_cyclic\\(size=8192, block=18446744073709551615, start_rank=0\\): block size too large",
+             "rank [0-9]+: alloc_array<double>\\(n=1024, Cyclic\\{18446744073709551615, 0\\}\\): block size too "
+             "large",
              {}}),
     case_name);
+
+// Errors in the caller's vocabulary: the same mistakes made through the
+// JIAJIA API (misuse.c), the C API (misuse.c, c_* cases) and the C++ API
+// (misuse_cxx.cc). Each message names the calls of the surface the program
+// used, and no other surface's names appear anywhere in the output.
+struct Worded {
+  const char* surface;  // jia, c or cxx
+  Case c;
+};
+
+std::ostream& operator<<(std::ostream& os, const Worded& w) { return os << w.surface << "/" << w.c; }
+
+// What a program of each surface must never read.
+const char* foreign_names(const std::string& surface) {
+  if (surface == "jia") return "scopedsm_|scopedsm::";
+  if (surface == "c") return "jia_|Maxlocks|Maxcondvs|JIAJIA|scopedsm::";
+  return "jia_|Maxlocks|Maxcondvs|JIAJIA|scopedsm_";
+}
+
+class Vocabulary : public testing::TestWithParam<Worded> {};
+TEST_P(Vocabulary, MessagesNameTheCallsOfTheSurfaceUsed) {
+  const Worded& w = GetParam();
+  const char* program = std::string(w.surface) == "cxx" ? SCOPEDSM_MISUSE_CXX_PROGRAM : SCOPEDSM_MISUSE_PROGRAM;
+  Case c = w.c;
+  const std::string name = std::string(w.surface) == "c" ? std::string("c_") + c.name : std::string(c.name);
+  c.name = name.c_str();
+  Outcome o = run_case(c.name, c.np, c.env, 30, program);
+  EXPECT_FALSE(o.killed_by_us) << "the job hung; output:\n" << o.output;
+  EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << "exited with status 0; output:\n" << o.output;
+  EXPECT_TRUE(std::regex_search(o.output, std::regex(c.pattern))) << "expected /" << c.pattern << "/ in:\n" << o.output;
+  std::smatch foreign;
+  EXPECT_FALSE(std::regex_search(o.output, foreign, std::regex(foreign_names(w.surface))))
+      << "a " << w.surface << " program reads '" << foreign.str() << "':\n" << o.output;
+  EXPECT_EQ(o.output.find("was not detected"), std::string::npos) << o.output;
+}
+
+std::string worded_name(const testing::TestParamInfo<Worded>& p) {
+  return std::string(p.param.surface) + "_" + p.param.c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Errors, Vocabulary,
+    testing::Values(
+        // A barrier inside a critical section.
+        Worded{"jia", {"barrier_in_cs", 2, "jia_barrier: called inside a critical section \\(locks held \\(outermost "
+                       "first\\): 1\\); a barrier cannot be used between jia_lock and jia_unlock \\(use jia_wait there", {}}},
+        Worded{"c", {"barrier_in_cs", 2, "scopedsm_barrier: called inside a critical section \\(locks held "
+                     "\\(outermost first\\): 1\\); a barrier cannot be used between scopedsm_lock and "
+                     "scopedsm_unlock \\(use scopedsm_wait there", {}}},
+        Worded{"cxx", {"barrier_in_cs", 2, "scopedsm::barrier: called inside a critical section \\(locks held "
+                       "\\(outermost first\\): 1\\); a barrier cannot be used while a scopedsm::LockGuard holds a "
+                       "lock \\(use scopedsm::wait there", {}}},
+        // A lock id out of range.
+        Worded{"jia", {"lock_out_of_range", 2, "jia_lock\\(1024\\): lock id out of range; valid ids are 0 to 1023 "
+                       "\\(Maxlocks - 1\\)", {}}},
+        Worded{"c", {"lock_out_of_range", 2, "scopedsm_lock\\(1024\\): lock id out of range; valid ids are 0 to "
+                     "1023 \\(scopedsm_num_locks\\(\\) - 1\\)", {}}},
+        Worded{"cxx", {"lock_out_of_range", 2, "scopedsm::LockGuard\\(1024\\): lock id out of range; valid ids are "
+                       "0 to 1023 \\(scopedsm::num_locks\\(\\) - 1\\)", {}}},
+        // A condition variable out of range (no C++ form: the C call is named).
+        Worded{"jia", {"cv_out_of_range", 1, "jia_setcv\\(64\\): condition variable out of range; valid ids are 0 "
+                       "to 63 \\(Maxcondvs - 1\\)", {}}},
+        Worded{"c", {"cv_out_of_range", 1, "scopedsm_cv_set\\(64\\): condition variable out of range; valid ids "
+                     "are 0 to 63 \\(scopedsm_num_condvars\\(\\) - 1\\)", {}}},
+        // A bad configuration, reported at initialization.
+        Worded{"jia", {"config_bad", 2, "rank [01]: jia_init: bad configuration: SCOPEDSM_CACHE_PAGES='0' is invalid",
+                       {"SCOPEDSM_CACHE_PAGES=0"}}},
+        Worded{"c", {"config_bad", 2, "rank [01]: scopedsm_init: bad configuration: SCOPEDSM_CACHE_PAGES='0' is "
+                     "invalid", {"SCOPEDSM_CACHE_PAGES=0"}}},
+        Worded{"cxx", {"config_bad", 2, "rank [01]: scopedsm::Runtime: bad configuration: SCOPEDSM_CACHE_PAGES='0' "
+                       "is invalid", {"SCOPEDSM_CACHE_PAGES=0"}}},
+        // A call before initialization, and a second initialization.
+        Worded{"jia", {"before_init", 2, "jia_lock: called before jia_init; initialize ScopeDSM first", {}}},
+        Worded{"c", {"before_init", 2, "scopedsm_lock: called before scopedsm_init; initialize ScopeDSM first", {}}},
+        Worded{"cxx", {"before_init", 2, "scopedsm::barrier: called before a scopedsm::Runtime was constructed; "
+                       "initialize ScopeDSM first", {}}},
+        Worded{"jia", {"double_init", 2, "jia_init: ScopeDSM is already initialized; call jia_init exactly once per "
+                       "process", {}}},
+        Worded{"c", {"double_init", 2, "scopedsm_init: ScopeDSM is already initialized; call scopedsm_init exactly "
+                     "once per process", {}}},
+        Worded{"cxx", {"double_init", 2, "scopedsm::Runtime: ScopeDSM is already initialized; construct exactly one "
+                       "scopedsm::Runtime per process", {}}},
+        // A call after shutting down, locks held at shutdown, no shutdown.
+        Worded{"jia", {"after_exit", 2, "jia_lock: called after jia_exit; ScopeDSM has shut down", {}}},
+        Worded{"c", {"after_exit", 2, "scopedsm_lock: called after scopedsm_finalize; ScopeDSM has shut down", {}}},
+        Worded{"cxx", {"after_exit", 2, "scopedsm::barrier: called after the scopedsm::Runtime was destroyed; "
+                       "ScopeDSM has shut down", {}}},
+        Worded{"jia", {"locks_held_at_exit", 2, "jia_exit: called while holding locks", {}}},
+        Worded{"c", {"locks_held_at_exit", 2, "scopedsm_finalize: called while holding locks", {}}},
+        Worded{"cxx", {"locks_held_at_exit", 2, "scopedsm::Runtime::~Runtime: called while holding locks", {}}},
+        Worded{"jia", {"return_without_exit", 2, "exiting \\(returned from main or called exit\\(\\)\\) without "
+                       "calling jia_exit", {}}},
+        Worded{"c", {"return_without_exit", 2, "exiting \\(returned from main or called exit\\(\\)\\) without "
+                     "calling scopedsm_finalize", {}}},
+        Worded{"cxx", {"exit_without_finalize", 2, "exiting \\(returned from main or called exit\\(\\)\\) "
+                       "without destroying its scopedsm::Runtime", {}}},
+        // Shared memory no allocation holds.
+        Worded{"jia", {"touch_unallocated", 2, "not part of any allocation .*; allocate it with jia_alloc first", {}}},
+        Worded{"c", {"touch_unallocated", 2, "not part of any allocation .*; allocate it with scopedsm_alloc first",
+                     {}}},
+        Worded{"cxx", {"touch_unallocated", 2, "not part of any allocation .*; allocate it with "
+                       "scopedsm::alloc_array first", {}}},
+        // Processes in different collective calls.
+        Worded{"jia", {"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)"
+                       ".*\\(jia_barrier, allocations, jia_wait, jia_exit\\)", {}}},
+        Worded{"c", {"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called "
+                     "(scopedsm_barrier|scopedsm_alloc).*\\(scopedsm_barrier, allocations, scopedsm_wait, "
+                     "scopedsm_finalize\\)", {}}},
+        Worded{"cxx", {"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called "
+                       "(scopedsm::barrier|alloc_array<char>\\(n=4096\\)).*\\(scopedsm::barrier, allocations, "
+                       "scopedsm::wait, scopedsm::Runtime::~Runtime\\)", {}}},
+        // A lock never released: the stall's warning and report.
+        Worded{"c", {"timeout", 2, "warning: rank 1 has waited 1\\.[0-9] s of the 2 s limit \\(SCOPEDSM_TIMEOUT\\)"
+                     "[^\n]*\n(.*\n)*scopedsm: rank 0: timed out: rank 1 has waited [0-9.]+ s, the "
+                     "SCOPEDSM_TIMEOUT limit, for lock 0", {"SCOPEDSM_TIMEOUT=2"}}},
+        Worded{"cxx", {"timeout", 2, "warning: rank 1 has waited 1\\.[0-9] s of the 2 s limit "
+                       "\\(SCOPEDSM_TIMEOUT\\)[^\n]*\n(.*\n)*scopedsm: rank 0: timed out: rank 1 has waited "
+                       "[0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for lock 0", {"SCOPEDSM_TIMEOUT=2"}}}),
+    worded_name);
 
 // Built with AddressSanitizer (gcc says so with a macro, clang with a feature).
 #if defined(__SANITIZE_ADDRESS__)

@@ -1,6 +1,8 @@
 /* Misuse cases for the death tests: `misuse <case>` makes one mistake.
  * Every case must end the job with a non-zero status and a clear message
- * (checked by death_test.cc). Plain C, the way JIAJIA programs are written. */
+ * (checked by death_test.cc). Plain C, the way JIAJIA programs are written;
+ * the c_* cases make the mistakes of surface_case through the C API. */
+#include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,17 +21,93 @@ static void app_handler(int sig) {
   _exit(3);
 }
 
+/* The calls of one API surface, so that the mistakes both surfaces can
+ * make are written once: a case named c_<name> makes mistake <name> through
+ * the C API, and every message must then name scopedsm_* calls, never
+ * JIAJIA's (and the reverse). */
+struct surface {
+  void (*init)(int *argc, char ***argv);
+  void (*finalize)(void);
+  void (*lock)(int id);
+  void (*barrier)(void);
+  void (*wait)(void);
+  void (*cv_set)(int cv);
+  void *(*alloc)(size_t size);
+  int (*rank)(void);
+  int (*num_locks)(void);
+  int (*num_condvars)(void);
+};
+
+static void jia_init_(int *argc, char ***argv) { jia_init(*argc, *argv); }
+static void *jia_alloc_(size_t size) { return (void *)jia_alloc((int)size); }
+static int jia_rank_(void) { return jiapid; }
+static int jia_locks_(void) { return Maxlocks; }
+static int jia_condvars_(void) { return Maxcondvs; }
+static const struct surface jiajia = {jia_init_, jia_exit, jia_lock, jia_barrier, jia_wait, jia_setcv,
+                                      jia_alloc_, jia_rank_, jia_locks_, jia_condvars_};
+static const struct surface c_api = {scopedsm_init, scopedsm_finalize, scopedsm_lock, scopedsm_barrier,
+                                     scopedsm_wait, scopedsm_cv_set, scopedsm_alloc, scopedsm_rank,
+                                     scopedsm_num_locks, scopedsm_num_condvars};
+
+/* The mistakes every surface can make; returns -1 if `c` is none of them,
+ * else what main returns (the case was not detected). */
+static int surface_case(const struct surface *api, const char *c) {
+  if (!strcmp(c, "lock_out_of_range")) api->lock(api->num_locks());
+  else if (!strcmp(c, "cv_out_of_range")) api->cv_set(api->num_condvars());
+  else if (!strcmp(c, "barrier_in_cs")) {
+    api->lock(1);
+    api->barrier();
+  } else if (!strcmp(c, "touch_unallocated")) {
+    char *a = (char *)api->alloc(4096);
+    a[40 * 4096] = 1;
+  } else if (!strcmp(c, "barrier_vs_alloc")) {
+    if (api->rank() == 0) api->barrier();
+    else api->alloc(4096);
+  } else if (!strcmp(c, "locks_held_at_exit")) {
+    api->lock(5);
+    api->finalize();
+    return 0;
+  } else if (!strcmp(c, "return_without_exit")) {
+    return 0;
+  } else if (!strcmp(c, "after_exit")) {
+    api->finalize();
+    api->lock(0);
+  } else if (!strcmp(c, "timeout")) {
+    /* Rank 0 takes lock 0 and never lets go; the others wait for it. */
+    if (api->rank() == 0) {
+      api->lock(0);
+      api->wait(); /* now the others know lock 0 is taken */
+      sleep(60);
+    } else {
+      api->wait();
+      api->lock(0);
+    }
+  } else {
+    return -1;
+  }
+  api->finalize();
+  fprintf(stderr, "misuse case '%s' was not detected\n", c);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *c = argc > 1 ? argv[1] : "";
+  const struct surface *api = &jiajia;
+  if (!strncmp(c, "c_", 2)) {
+    api = &c_api;
+    c += 2;
+  }
   if (!strcmp(c, "before_init")) {
-    jia_lock(0);
+    api->lock(0);
     return 0;
   }
   if (!strcmp(c, "chained_handler")) {
     signal(SIGSEGV, app_handler);
   }
-  jia_init(argc, argv);
-  if (!strcmp(c, "lock_out_of_range")) jia_lock(Maxlocks);
+  api->init(&argc, &argv); /* config_bad: never returns, the environment is rejected */
+  if (!strcmp(c, "double_init")) api->init(&argc, &argv);
+  int done = surface_case(api, c);
+  if (done >= 0) return done;
   if (!strcmp(c, "lock_negative")) jia_lock(-1);
   if (!strcmp(c, "unlock_not_held")) jia_unlock(3);
   if (!strcmp(c, "unlock_out_of_order")) {
@@ -40,10 +118,6 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "lock_twice")) {
     jia_lock(1);
     jia_lock(1);
-  }
-  if (!strcmp(c, "barrier_in_cs")) {
-    jia_lock(1);
-    jia_barrier();
   }
   if (!strcmp(c, "alloc_zero")) jia_alloc(0);
   if (!strcmp(c, "alloc_beyond_region")) jia_alloc3(512 << 20, 4096, 0); /* region is set to 64M */
@@ -78,10 +152,6 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "jia_alloc1_negative_size")) jia_alloc1(-2147483647 - 1);
   if (!strcmp(c, "jia_alloc_negative_size")) jia_alloc(-4096);
   if (!strcmp(c, "alloc_mismatch")) jia_alloc3(4096 * (1 + jiapid), 4096, 0);
-  if (!strcmp(c, "barrier_vs_alloc")) {
-    if (jiapid == 0) jia_barrier();
-    else jia_alloc(4096);
-  }
   if (!strcmp(c, "wait_vs_barrier")) {
     if (jiapid == 1) jia_wait();
     else jia_barrier();
@@ -95,31 +165,15 @@ int main(int argc, char **argv) {
     jia_alloc(4096);
   }
   if (!strcmp(c, "explicit_placement_under_first_touch")) jia_alloc3(8192, 4096, 0);
-  if (!strcmp(c, "touch_unallocated")) {
-    char *a = (char *)jia_alloc(4096);
-    a[40 * 4096] = 1;
-  }
   if (!strcmp(c, "touch_after_exit")) {
     volatile char *a = (char *)jia_alloc(4096);
     jia_exit();
     return a[0];
   }
-  if (!strcmp(c, "after_exit")) {
-    jia_exit();
-    jia_lock(0);
-  }
-  if (!strcmp(c, "double_init")) jia_init(argc, argv);
-  if (!strcmp(c, "locks_held_at_exit")) {
-    jia_lock(5);
-    jia_exit();
-    return 0;
-  }
-  if (!strcmp(c, "return_without_exit")) return 0;
   if (!strcmp(c, "exit_early")) {
     if (jiapid == jiahosts - 1) exit(0);
     jia_barrier();
   }
-  if (!strcmp(c, "cv_out_of_range")) jia_setcv(Maxcondvs);
   if (!strcmp(c, "recv_too_small")) {
     if (jiahosts > 1) {
       if (jiapid == 0) {
@@ -139,25 +193,14 @@ int main(int argc, char **argv) {
     jia_send(b, 4, jiahosts + 3, 0);
   }
   if (!strcmp(c, "jia_error")) jia_error("the application gave up: %d", 42);
+  /* Not a misuse: the program ends the job itself, with no ScopeDSM error
+   * (`scopedsm run` must then show MPI's own account of the abort). */
+  if (!strcmp(c, "mpi_abort")) MPI_Abort(MPI_COMM_WORLD, 3);
   if (!strcmp(c, "segv_outside_region") || !strcmp(c, "chained_handler")) {
     /* The address is read through a volatile so the compiler cannot see it. */
     volatile uintptr_t outside = 16;
     volatile int *p = (volatile int *)outside;
     *p = 1;
-  }
-  if (!strcmp(c, "timeout")) {
-    /* Rank 0 takes lock 0 and never lets go; the others wait for it. */
-    if (jiapid == 0) {
-      jia_lock(0);
-      jia_wait(); /* now the others know lock 0 is taken */
-      sleep(60);
-    } else {
-      jia_wait();
-      jia_lock(0);
-    }
-  }
-  if (!strcmp(c, "config_bad")) {
-    /* never reached: jia_init rejects the environment */
   }
   jia_exit();
   fprintf(stderr, "misuse case '%s' was not detected\n", c);

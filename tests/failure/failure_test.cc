@@ -239,18 +239,31 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"kill_at_barrier", 0, KILLED(0), {}},
                     Case{"return_early", 1, NO_EXIT(1), {}},
                     Case{"exit_early", 2, NO_EXIT(2), {}},
-                    // The lock's home reports the stalled waiter and the holder.
+                    // The lock's home warns about the stalled waiter and the
+                    // holder at 80% of the limit, and reports them at it.
                     Case{"hang_in_lock", 1,
-                         "scopedsm: rank 2: timed out: rank [02] has waited 2\\.[0-9] s for lock [0-9]+ \\(homed here\\), "
-                         "which is held by rank 1",
+                         "scopedsm: rank 2: warning: rank [02] has waited 2\\.[0-9] s of the 3 s limit "
+                         "\\(SCOPEDSM_TIMEOUT\\) for lock [0-9]+ \\(homed here\\), which is held by rank 1; the "
+                         "job ends at 3 s unless rank 1 releases it\n(.*\n)*"
+                         "scopedsm: rank 2: timed out: rank [02] has waited [0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for "
+                         "lock [0-9]+ \\(homed here\\), which is held by rank 1",
                          {"SCOPEDSM_TIMEOUT=3"}},
-                    // Rank 0 reports the rank that never arrived: the others told it
-                    // they wait (BARRSTALL), even when rank 0 itself is the one missing.
+                    // Rank 0 warns about, then reports, the rank that never arrived: the
+                    // others told it they wait (BARRSTALL), even when rank 0 itself is
+                    // the one missing.
                     Case{"hang_at_barrier", 1,
-                         "scopedsm: rank 0: timed out: jia_barrier has waited 2\\.[0-9] s for rank 1 \\(arrived: 0, 2\\)",
+                         "scopedsm: rank 0: warning: jia_barrier has waited 2\\.[0-9] s of the 3 s limit "
+                         "\\(SCOPEDSM_TIMEOUT\\) for rank 1 \\(arrived: 0, 2\\); the job ends at 3 s unless it "
+                         "arrives\n(.*\n)*"
+                         "scopedsm: rank 0: timed out: jia_barrier has waited [0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for "
+                         "rank 1 \\(arrived: 0, 2\\)",
                          {"SCOPEDSM_TIMEOUT=3"}},
                     Case{"hang_at_barrier", 0,
-                         "scopedsm: rank 0: timed out: jia_barrier has waited 2\\.[0-9] s for rank 0 \\(arrived: 1, 2\\)",
+                         "scopedsm: rank 0: warning: jia_barrier has waited 2\\.[0-9] s of the 3 s limit "
+                         "\\(SCOPEDSM_TIMEOUT\\) for rank 0 \\(arrived: 1, 2\\); the job ends at 3 s unless it "
+                         "arrives\n(.*\n)*"
+                         "scopedsm: rank 0: timed out: jia_barrier has waited [0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for "
+                         "rank 0 \\(arrived: 1, 2\\)",
                          {"SCOPEDSM_TIMEOUT=3"}}),
     [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_victim" + std::to_string(p.param.victim); });
 

@@ -76,6 +76,10 @@ class ValidFiller {
     if (l_.pages == 0) possible_ = false;
     else x = static_cast<uint32_t>(src_->pick(0, std::min<uint64_t>(l_.pages - 1, UINT32_MAX)));
   }
+  void run(uint32_t first, uint32_t& n) {
+    const uint64_t room = l_.pages > first ? l_.pages - first : 1;
+    n = static_cast<uint32_t>(src_->pick(1, std::min<uint64_t>(kMaxFetchPages, room)));
+  }
   void lock(uint32_t& x) { x = static_cast<uint32_t>(src_->pick(0, static_cast<uint64_t>(l_.locks) - 1)); }
   void cv(uint32_t& x) { x = static_cast<uint32_t>(src_->pick(0, static_cast<uint64_t>(l_.condvars) - 1)); }
   void rank(const char*, int32_t& x) { x = static_cast<int32_t>(src_->pick(0, static_cast<uint64_t>(l_.ranks) - 1)); }
@@ -119,6 +123,7 @@ struct LookAtNothing {
   void i32(const auto&) {}
   void epoch(const auto&) {}
   void page(const auto&) {}
+  void run(const auto&, const auto&) {}
   void lock(const auto&) {}
   void cv(const auto&) {}
   void rank(const char*, const auto&) {}

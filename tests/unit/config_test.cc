@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -80,6 +81,7 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_CACHE_PAGES", "ten"}, BadValue{"SCOPEDSM_CACHE_PAGES", "-3"},
                                          BadValue{"SCOPEDSM_HOME_POLICY", "random"}, BadValue{"SCOPEDSM_STATS_FILE", ""},
                                          BadValue{"SCOPEDSM_SUMMARY", "maybe"}, BadValue{"SCOPEDSM_LOG", "loud"},
+                                         BadValue{"SCOPEDSM_STRICT", "maybe"},
                                          BadValue{"SCOPEDSM_TIMEOUT", "-1"}, BadValue{"SCOPEDSM_TIMEOUT", "soon"},
                                          BadValue{"SCOPEDSM_SPIN_US", "100001"}, BadValue{"SCOPEDSM_POLL_US", "0"},
                                          BadValue{"SCOPEDSM_WRITE_DETECT", "some"}, BadValue{"SCOPEDSM_NODE_SHARING", "maybe"}, BadValue{"SCOPEDSM_TEST_DELAY_US", "2000000"},
@@ -87,6 +89,60 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"}));
+
+// Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
+// of yes and no are errors naming the variable and the accepted values.
+TEST(Config, BooleansAreOnOrOff) {
+  for (const char* name : {"SCOPEDSM_SUMMARY", "SCOPEDSM_NODE_SHARING", "SCOPEDSM_STRICT"}) {
+    Config c;
+    ASSERT_TRUE(parse_config(env({{name, "on"}}), &c).ok()) << name;
+    ASSERT_TRUE(parse_config(env({{name, "off"}}), &c).ok()) << name;
+    for (const char* other : {"yes", "no", "1", "0", "true", "false", "ON", "Off", ""}) {
+      Status s = parse_config(env({{name, other}}), &c);
+      ASSERT_FALSE(s.ok()) << name << "=" << other;
+      EXPECT_EQ(s.message(), std::string(name) + "='" + other + "' is invalid: expected on or off");
+    }
+  }
+  Config c;
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_SUMMARY", "off"}, {"SCOPEDSM_NODE_SHARING", "off"}}), &c).ok());
+  EXPECT_FALSE(c.summary);
+  EXPECT_FALSE(c.node_sharing);
+  EXPECT_FALSE(c.strict);
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_STRICT", "on"}}), &c).ok());
+  EXPECT_TRUE(c.strict);
+}
+
+TEST(Config, UnknownVariablesAreListedWithTheClosestKnownOne) {
+  Config c;
+  ASSERT_TRUE(parse_config(env({}), &c,
+                           {"SCOPEDSM_CACHE_PAGE", "SCOPEDSM_LOG", "SCOPEDSM_TIMOUT", "SCOPEDSM_CACHE_PAGE",
+                            "SCOPEDSM_MPIEXEC", "SCOPEDSM_CC", "SCOPEDSM_CXX", "SCOPEDSM_BENCH_COMMIT",
+                            "SCOPEDSM_TEST_DELAY_US", "SCOPEDSM_STRICT", "SCOPEDSM_NODESHARING", "OTHER_VARIABLE"})
+                  .ok());
+  ASSERT_EQ(c.unknown.size(), 3u);  // each once, in order; known ones (runtime and tools) and others never
+  EXPECT_EQ(c.unknown[0].name, "SCOPEDSM_CACHE_PAGE");
+  EXPECT_EQ(c.unknown[0].closest, "SCOPEDSM_CACHE_PAGES");
+  EXPECT_EQ(c.unknown[1].name, "SCOPEDSM_TIMOUT");
+  EXPECT_EQ(c.unknown[1].closest, "SCOPEDSM_TIMEOUT");
+  EXPECT_EQ(c.unknown[2].closest, "SCOPEDSM_NODE_SHARING");
+  EXPECT_EQ(describe_unknown(c.unknown[0]),
+            "SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable (did you mean SCOPEDSM_CACHE_PAGES?)");
+  EXPECT_EQ(closest_known_variable("SCOPEDSM_MPIEXE"), "SCOPEDSM_MPIEXEC");
+  EXPECT_EQ(closest_known_variable("SCOPEDSM_SUMARY"), "SCOPEDSM_SUMMARY");
+}
+
+TEST(Config, StrictMakesAnUnknownVariableAnError) {
+  Config c;
+  Status s = parse_config(env({{"SCOPEDSM_STRICT", "on"}}), &c, {"SCOPEDSM_STRICT", "SCOPEDSM_HOME_POLICI"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("SCOPEDSM_HOME_POLICI is not a ScopeDSM variable (did you mean SCOPEDSM_HOME_POLICY?)"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("SCOPEDSM_STRICT=on"), std::string::npos) << s.message();
+  // Only unknown variables: known ones pass under strict.
+  EXPECT_TRUE(parse_config(env({{"SCOPEDSM_STRICT", "on"}}), &c, {"SCOPEDSM_STRICT", "SCOPEDSM_MPIEXEC"}).ok());
+  EXPECT_TRUE(c.unknown.empty());
+}
 
 TEST(Config, TestFaultsBecomeBitsOnce) {
   auto bits = [](std::initializer_list<TestFault> faults) {
@@ -105,7 +161,7 @@ TEST(Config, TestFaultsBecomeBitsOnce) {
   }
   ASSERT_TRUE(parse_config(env({{"SCOPEDSM_TEST_FAULT", "skip-notices,skip-invalidate"}}), &c).ok());
   EXPECT_EQ(c.test_faults, bits({TestFault::kSkipNotices, TestFault::kSkipInvalidate}));
-  EXPECT_NE(describe_config(c).find("TEST_FAULT=skip-invalidate,skip-notices"), std::string::npos) << describe_config(c);
+  EXPECT_NE(describe_config(c).find("test_fault=skip-invalidate,skip-notices"), std::string::npos) << describe_config(c);
 }
 
 TEST(Config, ParsesSizes) {
@@ -145,12 +201,74 @@ TEST(Config, EveryVariableIsDocumented) {
 namespace scopedsm {
 namespace {
 
+// The runtime's variables and the tools' (those never reported as unknown).
 TEST(Config, EveryVariableIsInDocsConfig) {
   std::ifstream f(SCOPEDSM_DOCS_DIR "/CONFIG.md");
   ASSERT_TRUE(f) << "docs/CONFIG.md missing";
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  for (const auto& v : config_variables())
-    EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
+  for (const auto* table : {&config_variables(), &tool_variables()})
+    for (const auto& v : *table)
+      EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
+}
+
+}  // namespace
+}  // namespace scopedsm
+
+namespace scopedsm {
+namespace {
+
+std::map<std::string, std::string> as_settings(const Config& c) {
+  std::map<std::string, std::string> m;
+  for (const auto& [name, value] : config_settings(c)) m[name] = value;
+  return m;
+}
+
+TEST(Config, SettingsAreWrittenAsTheVariablesAre) {
+  Config c;
+  ASSERT_TRUE(parse_config(env({}), &c).ok());
+  auto m = as_settings(c);
+  EXPECT_EQ(m["log"], "warn");
+  EXPECT_EQ(m["region_size"], "16G");
+  EXPECT_EQ(m["timeout"], "120");
+  EXPECT_EQ(m["summary"], "on");
+  EXPECT_EQ(m.count("stats_file"), 0u);  // unset paths and test settings are left out
+  EXPECT_EQ(m.count("test_fault"), 0u);
+  EXPECT_EQ(describe_config(c).substr(0, 34), "region_size=16G cache_pages=65536 ");
+}
+
+TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
+  // Each setting, given back as SCOPEDSM_<NAME>=value, selects what it describes.
+  Config c;
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_REGION_SIZE", "1536M"},
+                                {"SCOPEDSM_LOG", "debug"},
+                                {"SCOPEDSM_TIMEOUT", "2.5"},
+                                {"SCOPEDSM_STATS_FILE", "/tmp/s.json"},
+                                {"SCOPEDSM_TRACE", "/tmp/t.json"},
+                                {"SCOPEDSM_HOME_POLICY", "first-touch"},
+                                {"SCOPEDSM_WRITE_DETECT", "all"},
+                                {"SCOPEDSM_NODE_SHARING", "off"},
+                                {"SCOPEDSM_FETCH", "message"},
+                                {"SCOPEDSM_FETCH_PAGES", "8"},
+                                {"SCOPEDSM_SUMMARY", "off"},
+                                {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
+                                {"SCOPEDSM_TEST_DELAY_US", "7"}}),
+                           &c)
+                  .ok());
+  std::map<std::string, std::string> vars;
+  for (const auto& [name, value] : config_settings(c)) {
+    std::string var = "SCOPEDSM_";
+    for (char ch : name) var += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    vars[var] = value;
+  }
+  EXPECT_EQ(vars["SCOPEDSM_REGION_SIZE"], "1536M");
+  EXPECT_EQ(vars["SCOPEDSM_LOG"], "debug");
+  EXPECT_EQ(vars["SCOPEDSM_TRACE"], "/tmp/t.json");
+  Config back;
+  ASSERT_TRUE(parse_config(env(vars), &back).ok());
+  EXPECT_EQ(config_settings(back), config_settings(c));
+  EXPECT_EQ(vars["SCOPEDSM_FETCH"], "message");
+  EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
+  EXPECT_EQ(vars.size(), 16u);  // all of them were set
 }
 
 }  // namespace

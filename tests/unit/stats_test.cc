@@ -1,15 +1,17 @@
 // The statistics summary names the node layout the records carry.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "stats/stats_record.h"
 
 namespace scopedsm {
 namespace {
 
-StatsRecord record(int rank, uint64_t nodes, uint64_t node_procs, uint64_t shared) {
+StatsRecord record(int rank, uint64_t nodes, uint64_t node_procs, uint64_t shared, uint64_t rma = 0) {
   StatsRecord r;
   r.rank = rank;
-  r.values = {{"nodes", nodes}, {"node", 0}, {"node_procs", node_procs}, {"node_shared", shared}};
+  r.values = {{"nodes", nodes}, {"node", 0}, {"node_procs", node_procs}, {"node_shared", shared}, {"rma", rma}};
   return r;
 }
 
@@ -18,9 +20,65 @@ TEST(StatsSummary, NamesTheNodeLayout) {
   EXPECT_NE(shared.find("layout: 2 processes on 1 node, at most 2 per node; node peers copy pages"), std::string::npos)
       << shared;
   std::string apart = format_summary({record(0, 2, 1, 0), record(1, 2, 1, 0)});
-  EXPECT_NE(apart.find("layout: 2 processes on 2 nodes, at most 1 per node; every page travels by message"),
+  EXPECT_NE(apart.find("layout: 2 processes on 2 nodes, at most 1 per node; pages of other nodes travel by message"),
             std::string::npos)
       << apart;
+  std::string rma = format_summary({record(0, 2, 1, 0, 1), record(1, 2, 1, 0, 1)});
+  EXPECT_NE(rma.find("at most 1 per node; pages of other nodes are read one-sided (MPI_Get)"), std::string::npos) << rma;
+}
+
+}  // namespace
+}  // namespace scopedsm
+
+namespace scopedsm {
+namespace {
+
+using Json = nlohmann::json;
+
+TEST(StatsSummary, SaysTheMessageColumnsCountWhatWasSent) {
+  const std::string table = format_summary({record(0, 1, 1, 0)});
+  EXPECT_NE(table.find(" sentMsgs "), std::string::npos) << table;
+  EXPECT_NE(table.find(" sentKB\n"), std::string::npos) << table;
+}
+
+RunInfo sample_run() {
+  RunInfo run;
+  run.program = "sor";
+  run.argv = {"./apps/sor", "-n", "64"};
+  run.started = "2025-01-02T03:04:05Z";
+  run.hosts = {"alpha", "alpha", "beta\xff"};  // not UTF-8: written with a replacement character
+  run.config = {{"log", "warn"}, {"region_size", "16G"}};
+  return run;
+}
+
+TEST(StatsJson, CarriesTheRunAndAStructuredConfig) {
+  StatsRecord r0 = record(0, 2, 2, 1), r1 = record(1, 2, 2, 1), r2 = record(2, 2, 1, 0);
+  r2.values[1].second = 1;  // rank 2 is node 1
+  r0.values.push_back({"msgs_sent_GETP", 3});
+  const Json j = Json::parse(format_json({r0, r1, r2}, sample_run()));
+  EXPECT_EQ(j["scopedsm_stats"], 2);
+  EXPECT_EQ(j["program"], "sor");
+  EXPECT_EQ(j["argv"], Json::array({"./apps/sor", "-n", "64"}));
+  EXPECT_EQ(j["started"], "2025-01-02T03:04:05Z");
+  EXPECT_EQ(j["processes"], 3);
+  EXPECT_EQ(j["config"], Json::parse(R"({"log":"warn","region_size":"16G"})"));
+  ASSERT_EQ(j["nodes"].size(), 2u);
+  EXPECT_EQ(j["nodes"][0], Json::parse(R"({"node":0,"host":"alpha","ranks":[0,1],"shared":true})"));
+  EXPECT_EQ(j["nodes"][1]["ranks"], Json::array({2}));
+  EXPECT_EQ(j["nodes"][1]["host"], "beta\xef\xbf\xbd");
+  ASSERT_EQ(j["ranks"].size(), 3u);
+  EXPECT_EQ(j["ranks"][1]["host"], "alpha");
+  EXPECT_EQ(j["ranks"][0]["counters"]["msgs_sent_GETP"], 3);
+  EXPECT_EQ(j["ranks"][0]["messages_sent"], 3);
+  for (const char* key : {"elapsed_s", "segv_cost_ns", "time_s", "counters", "bytes_sent"})
+    EXPECT_TRUE(j["ranks"][2].contains(key)) << key;
+}
+
+TEST(StatsJson, OneRankAloneHasNoHost) {
+  const Json j = Json::parse(record_json(record(3, 1, 1, 0)));
+  EXPECT_EQ(j["rank"], 3);
+  EXPECT_FALSE(j.contains("host"));
+  EXPECT_EQ(j["counters"]["node_procs"], 1);
 }
 
 }  // namespace

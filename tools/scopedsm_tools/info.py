@@ -15,14 +15,18 @@ from . import launch
 
 def parse_describe(text):
     """scopedsm_describe() output as (fields, variables): fields maps each
-    "key: value" key to its value; variables is a list of (name, value, is_default)."""
-    fields = {}
+    "key: value" key to its value, except "unknown_variable" lines, which are
+    collected in order under "unknown_variables"; variables is a list of
+    (name, value, is_default)."""
+    fields = {"unknown_variables": []}
     variables = []
     for line in text.splitlines():
         key, sep, value = line.partition(": ")
         if not sep:
             continue
-        if key == "variable":
+        if key == "unknown_variable":
+            fields["unknown_variables"].append(value)
+        elif key == "variable":
             name, _, val = value.partition("=")
             is_default = val.startswith("(default ")
             if is_default:
@@ -90,12 +94,21 @@ def main(argv, config):
     return 0
 
 
+def build_line(config):
+    """The build type and where this copy lives, e.g. "Release, build tree
+    /src/build" or "RelWithDebInfo, installed in /opt/scopedsm"."""
+    build_type = config.get("build_type") or "no build type"
+    if config.get("tree") == "install":
+        return f"{build_type}, installed in {config.get('install_prefix') or '?'}"
+    return f"{build_type}, build tree {config.get('build_dir') or '?'}"
+
+
 def print_text(config, fields, variables, launcher, vendor, preview):
     def row(key, value):
         print(f"  {key + ':':<18} {value}")
 
     print(f"ScopeDSM {fields.get('version', config.get('version'))}")
-    row("build", f"{config.get('tree')} {config.get('build_type') or ''}".strip())
+    row("build", build_line(config))
     row("runtime compiler", fields.get("compiler", "?"))
     row("headers", " ".join(config.get("include_dirs", [])))
     row("library", config.get("lib_dir"))
@@ -118,5 +131,7 @@ def print_text(config, fields, variables, launcher, vendor, preview):
         row("effective", fields["config"])
     if "config_error" in fields:
         row("INVALID", fields["config_error"])
+    for problem in fields.get("unknown_variables", []):
+        row("UNKNOWN", problem)
     for name, value, is_default in variables:
         print(f"  {name:<22} {value}{'  (default)' if is_default else ''}")

@@ -7,6 +7,16 @@ from . import results
 # Colours of the JIAJIA categories, in results.TIME_CATEGORIES order.
 CATEGORY_COLOURS = ["#4c72b0", "#dd8452", "#c44e52", "#8172b3", "#937860", "#55a868"]
 VARIANT_STYLES = {"dsm": "-", "mpi": "--", "omp": ":"}
+# The speedup plot's series: colour i % 10 and marker i % 7 (7 and 10 share
+# no factor, so the first 70 series all differ in colour or marker).
+SERIES_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                  "#bcbd22", "#17becf"]
+SERIES_MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
+
+
+def series_styles(n):
+    """(colour, marker) of each of n series of a plot, distinct for n <= 70."""
+    return [(SERIES_COLOURS[i % len(SERIES_COLOURS)], SERIES_MARKERS[i % len(SERIES_MARKERS)]) for i in range(n)]
 
 
 def _pyplot():
@@ -26,9 +36,12 @@ def draw_all(out_dir, data):
         return [], ["matplotlib is not installed, so there are no plots (apt-get install python3-matplotlib, "
                     "or pip install matplotlib)"]
     drawn = []
-    for name, draw in (("speedup", speedup), ("breakdown", breakdown), ("traffic", traffic), ("micro", micro)):
+    jobs = [(name, draw, data[name if name != "traffic" else "breakdown"])
+            for name, draw in (("speedup", speedup), ("breakdown", breakdown), ("traffic", traffic), ("micro", micro))]
+    jobs += [(name, ranks, per) for name, per in data.get("ranks", [])]
+    for name, draw, what in jobs:
         path = os.path.join(out_dir, f"{name}.png")
-        if draw(plt, data[name if name != "traffic" else "breakdown"], path):
+        if draw(plt, what, path):
             drawn.append(name)
         elif os.path.exists(path):
             os.remove(path)
@@ -42,13 +55,13 @@ def speedup(plt, speedup_data, path):
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.plot(procs, procs, color="grey", linewidth=0.8, label="ideal")
-    for app, variant, config, sp, _, _ in rows:
+    for (app, variant, config, sp, _, _), (colour, marker) in zip(rows, series_styles(len(rows))):
         pts = [(p, s) for p, s in zip(procs, sp) if s is not None]
         label = app if variant == "dsm" else f"{app} ({variant})"
         if config not in ("default", None):
             label += f" [{config}]"
-        ax.plot([p for p, _ in pts], [s for _, s in pts], marker="o", linestyle=VARIANT_STYLES.get(variant, "-."),
-                label=label)
+        ax.plot([p for p, _ in pts], [s for _, s in pts], color=colour, marker=marker,
+                linestyle=VARIANT_STYLES.get(variant, "-."), label=label)
     ax.set_xlabel("processes")
     ax.set_ylabel("speedup over the sequential build")
     ax.set_xticks(procs)
@@ -128,6 +141,43 @@ def micro(plt, rows, path):
     ax.set_yticklabels([f"{r['name']} (np={r['procs']})" for r in rows], fontsize="small")
     ax.set_xlabel("median / baseline median (black mark: target; green meets it, red misses it)")
     ax.set_title("Micro-benchmarks against their baselines")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def ranks(plt, per, path):
+    """One statistics file: a bar per process of where its application
+    thread's time went (busy, data, segv, syn: they add up to its total),
+    and beside it the service thread's serving and the diffs."""
+    rows = per["ranks"]
+    if not rows:
+        return False
+    fig, (app, beside) = plt.subplots(1, 2, figsize=(10, max(3.2, 0.45 * len(rows) + 2.2)), sharey=True,
+                                      gridspec_kw={"width_ratios": [3, 1]})
+    y = list(range(len(rows)))
+    left = [0.0] * len(rows)
+    colours = dict(zip(results.TIME_CATEGORIES, CATEGORY_COLOURS))
+    for cat in results.APP_THREAD_CATEGORIES:
+        vals = [r["time_s"][cat] for r in rows]
+        app.barh(y, vals, left=left, color=colours[cat], label=cat)
+        left = [a + v for a, v in zip(left, vals)]
+    app.set_yticks(y)
+    app.set_yticklabels([f"rank {r['rank']}" + (f"\n{r['host']}" if r.get("host") else "") for r in rows],
+                        fontsize="small")
+    app.invert_yaxis()
+    app.set_xlabel("seconds")
+    app.set_title("application thread")
+    app.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=4)
+    height = 0.4
+    for k, cat in enumerate(("server", "diff")):
+        beside.barh([v + (k - 0.5) * height for v in y], [r["time_s"][cat] for r in rows], height=height,
+                    color=colours[cat], label=cat)
+    beside.set_xlabel("seconds")
+    beside.set_title("beside it")
+    beside.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
+    fig.suptitle(f"Where each process spent its time: {per['app']}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -1,10 +1,11 @@
 """`scopedsm report FILE.json... [-o DIR]`: Markdown tables and PNG plots.
 
 Reads `scopedsm bench` JSON files, and also micro-benchmark output (one JSON
-object per line, or a JSON array of them) and runtime statistics files
-(SCOPEDSM_STATS_FILE). Whatever is missing is left out of the report.
-Writes DIR/report.md and, with matplotlib, DIR/speedup.png, breakdown.png,
-traffic.png and micro.png.
+object per line, or a JSON array of them), runtime statistics files
+(SCOPEDSM_STATS_FILE) and traces (SCOPEDSM_TRACE). Whatever is missing is
+left out of the report. Writes DIR/report.md and, with matplotlib,
+DIR/speedup.png, breakdown.png, traffic.png and micro.png, and for each
+statistics file ranks-NAME.png: where each process spent its time.
 """
 import argparse
 import json
@@ -20,7 +21,7 @@ class ReportError(Exception):
 
 def load_inputs(paths):
     """Merges the inputs into {"runs", "summary", "micro", "sources", "failures"}."""
-    merged = {"runs": [], "summary": [], "micro": [], "sources": []}
+    merged = {"runs": [], "summary": [], "micro": [], "sources": [], "per_rank": [], "traces": []}
     for path in paths:
         try:
             with open(path, encoding="utf-8") as f:
@@ -66,12 +67,21 @@ def add_document(merged, data, path):
         merged["sources"].append({"file": name, "mode": data.get("mode"), "created": data.get("created"),
                                   "host": data.get("host"), "build": data.get("build")})
     elif isinstance(data, dict) and "ranks" in data:
-        run = {"app": name, "variant": "dsm", "procs": data.get("processes") or len(data["ranks"]),
+        app = results.stats_program(data, name)
+        run = {"app": app, "variant": "dsm", "procs": data.get("processes") or len(data["ranks"]),
                "config": "stats file", "ok": True, "verified": None, "time_s": None, "stats": data}
         merged["runs"].append(run)
-        merged["summary"].append({"app": name, "variant": "dsm", "config": "stats file", "procs": run["procs"],
+        merged["summary"].append({"app": app, "variant": "dsm", "config": "stats file", "procs": run["procs"],
                                   "ok": True, "time_s": None, "stats_run": len(merged["runs"]) - 1})
-        merged["sources"].append({"file": name, "mode": "statistics"})
+        merged["per_rank"].append({"app": app, "file": name, "stem": os.path.splitext(name)[0],
+                                   "ranks": results.stats_ranks(data)})
+        merged["sources"].append({"file": name, "mode": "statistics", "program": app,
+                                  "created": data.get("started"), "argv": data.get("argv")})
+    elif results.is_trace(data):
+        other = data.get("otherData") if isinstance(data, dict) and isinstance(data.get("otherData"), dict) else {}
+        merged["traces"].append({"app": other.get("program") or name, "file": name,
+                                 "dropped": other.get("dropped_events"), "ranks": results.trace_summary(data)})
+        merged["sources"].append({"file": name, "mode": "trace", "program": other.get("program")})
     else:
         objects = data if isinstance(data, list) else [data]
         micro = [o for o in objects if isinstance(o, dict) and "median" in o]
@@ -103,14 +113,18 @@ def stats_of(entry, runs):
 
 
 def speedup_rows(summary):
-    """(procs list, rows of app, variant, config, speedup per procs, time per procs, source file)."""
-    procs = sorted({e["procs"] for e in summary if e.get("variant") != "seq" and isinstance(e.get("procs"), int)})
+    """(procs list, rows of app, variant, config, speedup per procs, time per procs, source file).
+    Lines with neither a speedup nor a time (a statistics file alone) are
+    left out, and so are process counts that only they had."""
     lines = {}
     for e in summary:
-        if e.get("variant") == "seq":
+        if e.get("variant") == "seq" or not isinstance(e.get("procs"), int):
+            continue
+        if e.get("speedup") is None and (e.get("time_s") or {}).get("median") is None:
             continue
         key = (e.get("app"), e.get("variant"), e.get("config"), e.get("source"))
-        lines.setdefault(key, {})[e.get("procs")] = e
+        lines.setdefault(key, {})[e["procs"]] = e
+    procs = sorted({p for by_procs in lines.values() for p in by_procs})
     rows = []
     for (app, variant, config, source), by_procs in sorted(lines.items(), key=lambda kv: tuple(map(str, kv[0]))):
         sp = [by_procs.get(p, {}).get("speedup") for p in procs]
@@ -145,13 +159,62 @@ def micro_rows(micro):
     return rows
 
 
+def per_rank_picture(per):
+    return f"ranks-{per['stem']}"
+
+
+def per_rank_section(per, pictures):
+    """Where each process of one statistics file spent its time."""
+    rows = per["ranks"]
+    if not rows:
+        return []
+    out = [f"## Where each process spent its time: {per['app']} (`{per['file']}`)", "",
+           "Seconds per process. busy + data + segv + syn = total, the application thread's time; server (the "
+           "service thread) and diff (made during data and syn, applied while serving) run beside it. "
+           "Messages and KiB are those the process sent.", ""]
+    out.append(table(["rank", "host", "total"] + results.TIME_CATEGORIES + ["faults", "fetches", "messages sent",
+                                                                          "KiB sent"],
+                     [(r["rank"], r["host"], r["total"], *[r["time_s"][c] for c in results.TIME_CATEGORIES],
+                       r["faults"], r["fetches"], r["messages"], r["bytes"] / 1024.0) for r in rows]))
+    out.append("")
+    name = per_rank_picture(per)
+    if name in pictures:
+        out += [f"![{name}]({name}.png)", ""]
+    return out
+
+
+def trace_section(trace):
+    """Per rank of one trace: events and milliseconds in each category."""
+    ranks = trace["ranks"]
+    cats = list(results.TRACE_CATEGORIES)
+    cats += sorted({c for r in ranks for c in r["categories"]} - set(cats))
+    out = [f"## Trace: {trace['app']} (`{trace['file']}`)", "",
+           "Events and their total milliseconds per rank and category. Events nest (a fetch inside a fault, "
+           "serving inside a wait), so categories overlap.", ""]
+    if trace.get("dropped"):
+        out += [f"The trace misses {trace['dropped']} events: a thread's log was full.", ""]
+    if not ranks:
+        return out + ["The trace has no events.", ""]
+    rows = []
+    for r in ranks:
+        row = [r["rank"]]
+        for c in cats:
+            got = r["categories"].get(c)
+            row.append(f"{got['count']} / {got['ms']:.3g}" if got else None)
+        rows.append(row)
+    out.append(table(["rank"] + [f"{c} (n / ms)" for c in cats], rows))
+    out.append("")
+    return out
+
+
 def write_markdown(path, merged, pictures, notes):
     summary, runs = merged["summary"], merged["runs"]
     out = ["# ScopeDSM report", ""]
     for s in merged["sources"]:
         host = s.get("host") or {}
         build = s.get("build") or {}
-        bits = [f"`{s['file']}`", s.get("mode") or "", s.get("created") or "",
+        bits = [f"`{s['file']}`", s.get("mode") or "", f"`{s['program']}`" if s.get("program") else "",
+                s.get("created") or "",
                 f"{host.get('hostname', '')} ({host.get('cores', '?')} cores)" if host else "",
                 f"ScopeDSM {build.get('version')}, {build.get('mpi_vendor') or ''}" if build else ""]
         out.append("- " + ", ".join(b for b in bits if b))
@@ -187,6 +250,10 @@ def write_markdown(path, merged, pictures, notes):
         out.append("")
         if "traffic" in pictures:
             out += ["![traffic](traffic.png)", ""]
+    for per in merged["per_rank"]:
+        out += per_rank_section(per, pictures)
+    for trace in merged["traces"]:
+        out += trace_section(trace)
     mrows = micro_rows(merged["micro"])
     if mrows:
         out += ["## Micro-benchmarks against their baselines", "",
@@ -204,7 +271,7 @@ def write_markdown(path, merged, pictures, notes):
         out += [f"- {r.get('app')} {r.get('variant')} np={r.get('procs')} [{r.get('config')}]: {r.get('error')}"
                 for r in failed]
         out.append("")
-    if not (srows or brows or mrows):
+    if not (srows or brows or mrows or merged["traces"]):
         out += ["No speedups, statistics or micro-benchmark results were found in the input.", ""]
     out += [f"_{n}_" for n in notes]
     with open(path, "w", encoding="utf-8") as f:
@@ -229,7 +296,8 @@ def main(argv, config):
         return 2
     procs, srows = speedup_rows(merged["summary"])
     data = {"speedup": (procs, srows), "breakdown": breakdown_rows(merged["summary"], merged["runs"]),
-            "micro": micro_rows(merged["micro"])}
+            "micro": micro_rows(merged["micro"]),
+            "ranks": [(per_rank_picture(per), per) for per in merged["per_rank"]]}
     pictures, notes = plots.draw_all(out_dir, data)
     md = os.path.join(out_dir, "report.md")
     write_markdown(md, merged, pictures, notes)

@@ -1,6 +1,7 @@
 """Parsing what programs print and write: SCOPEDSM_RESULT lines of the
-applications, the runtime's statistics JSON (SCOPEDSM_STATS_FILE), and the
-JSON objects of the micro-benchmarks. Plus the small statistics of repeats.
+applications, the runtime's statistics JSON (SCOPEDSM_STATS_FILE), its
+trace (SCOPEDSM_TRACE), and the JSON objects of the micro-benchmarks. Plus
+the small statistics of repeats.
 """
 import json
 import statistics
@@ -8,6 +9,12 @@ import statistics
 RESULT_TAG = "SCOPEDSM_RESULT"
 # The JIAJIA overhead categories, in the order of the runtime's time_s object.
 TIME_CATEGORIES = ["busy", "data", "segv", "syn", "server", "diff"]
+# Those of the application thread, which add up to its elapsed time; server
+# (the service thread) and diff (made inside data and syn, applied while
+# serving) run beside them.
+APP_THREAD_CATEGORIES = ["busy", "data", "segv", "syn"]
+# The trace's event categories (docs/CONFIG.md, SCOPEDSM_TRACE).
+TRACE_CATEGORIES = ["fault", "fetch", "diff", "lock", "barrier", "serve"]
 
 
 def parse_result_lines(text):
@@ -53,23 +60,71 @@ def load_stats(path):
 def stats_totals(stats):
     """From a statistics object: per-category seconds averaged over ranks,
     and messages and bytes sent summed over ranks. Missing pieces count 0."""
-    ranks = [r for r in (stats or {}).get("ranks", []) if isinstance(r, dict)]
-    times = {c: 0.0 for c in TIME_CATEGORIES}
-    messages = 0
-    sent = 0
-    for r in ranks:
-        t = r.get("time_s") or {}
-        for c in TIME_CATEGORIES:
-            v = t.get(c)
-            if isinstance(v, (int, float)):
-                times[c] += v
-        m = r.get("messages_sent")
-        b = r.get("bytes_sent")
-        messages += m if isinstance(m, (int, float)) else 0
-        sent += b if isinstance(b, (int, float)) else 0
-    if ranks:
-        times = {c: v / len(ranks) for c, v in times.items()}
-    return {"ranks": len(ranks), "time_s": times, "messages": messages, "bytes": sent}
+    ranks = stats_ranks(stats)
+    times = {c: sum(r["time_s"][c] for r in ranks) / (len(ranks) or 1) for c in TIME_CATEGORIES}
+    return {"ranks": len(ranks), "time_s": times, "messages": sum(r["messages"] for r in ranks),
+            "bytes": sum(r["bytes"] for r in ranks)}
+
+
+def _number(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
+
+def stats_program(stats, fallback):
+    """The program a statistics object describes (its "program"), else `fallback`."""
+    program = (stats or {}).get("program") if isinstance(stats, dict) else None
+    return program if isinstance(program, str) and program else fallback
+
+
+def stats_ranks(stats):
+    """One row per rank of a statistics object: rank, host, each time
+    category (s), faults, fetches, and messages and bytes sent."""
+    rows = []
+    for i, r in enumerate((stats or {}).get("ranks") or []):
+        if not isinstance(r, dict):
+            continue
+        t = r.get("time_s") if isinstance(r.get("time_s"), dict) else {}
+        c = r.get("counters") if isinstance(r.get("counters"), dict) else {}
+        rank = r.get("rank")
+        rows.append({"rank": rank if isinstance(rank, int) else i, "host": r.get("host"),
+                     "total": _number(t.get("total", r.get("elapsed_s"))),
+                     "time_s": {k: _number(t.get(k)) for k in TIME_CATEGORIES},
+                     "faults": _number(c.get("read_faults")) + _number(c.get("write_faults")),
+                     "fetches": _number(c.get("remote_fetches")),
+                     "messages": _number(r.get("messages_sent")), "bytes": _number(r.get("bytes_sent"))})
+    return rows
+
+
+def is_trace(data):
+    """Whether `data` is a trace-event document (an object with traceEvents,
+    or a bare list of events)."""
+    if isinstance(data, dict):
+        return isinstance(data.get("traceEvents"), list)
+    return isinstance(data, list) and bool(data) and all(isinstance(e, dict) and "ph" in e for e in data)
+
+
+def trace_summary(data):
+    """Per rank (pid) of a trace: {"rank", "name", "categories": {cat: {"count", "ms"}}},
+    from its complete ("X") events; the time of nested events (a fetch
+    inside a fault) counts in both categories. Ranks in order."""
+    events = data.get("traceEvents", []) if isinstance(data, dict) else data
+    ranks = {}
+    names = {}
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        pid = e.get("pid")
+        if e.get("ph") == "M" and e.get("name") == "process_name" and isinstance(e.get("args"), dict):
+            names[pid] = e["args"].get("name")
+            continue
+        if e.get("ph") != "X":
+            continue
+        cats = ranks.setdefault(pid, {})
+        c = cats.setdefault(str(e.get("cat")), {"count": 0, "ms": 0.0})
+        c["count"] += 1
+        c["ms"] += _number(e.get("dur")) / 1000.0
+    order = sorted(ranks, key=lambda p: (not isinstance(p, int), p if isinstance(p, int) else str(p)))
+    return [{"rank": p, "name": names.get(p), "categories": ranks[p]} for p in order]
 
 
 def parse_json_objects(text):

@@ -1,11 +1,16 @@
 """`scopedsm run`: start a program on N local processes with the launcher the
-build was configured with. The exit status is the job's."""
+build was configured with. The exit status is the job's.
+
+The launcher's error output passes through AbortNoise (abort_noise.py): when
+the runtime ends the job with a fatal error, the MPI library's account of
+the abort is left out and the runtime's line is the last one printed."""
 import os
 import shlex
+import signal
 import subprocess
 import sys
 
-from . import launch
+from . import abort_noise, launch
 
 USAGE = """usage: scopedsm run -n N [options] program [args...]
 
@@ -17,11 +22,20 @@ options:
   -n, --np N          number of processes (at least 1)
   --stats FILE        write every process's statistics as JSON to FILE
                       (sets SCOPEDSM_STATS_FILE)
+  --trace FILE        write every process's events to FILE, a trace that
+                      Perfetto and chrome://tracing open (sets SCOPEDSM_TRACE)
   --quiet             no statistics table at exit (SCOPEDSM_SUMMARY=off)
+  --strict            a SCOPEDSM_* variable ScopeDSM does not know (a
+                      misspelling) is an error, not a warning (SCOPEDSM_STRICT=on)
   --timeout SECONDS   longest single wait before the job reports a hang
                       (SCOPEDSM_TIMEOUT)
   -x, --env VAR=VALUE set an environment variable for the processes
   --launcher-arg ARG  pass ARG to the MPI launcher (repeatable)
+  --raw-errors        pass the launcher's error output through untouched; by
+                      default, when ScopeDSM ends the job with an error, the
+                      MPI library's account of the abort (Open MPI's
+                      MPI_ABORT banner, MPICH's BAD TERMINATION box) is left
+                      out, so that ScopeDSM's line is the last one printed
   --dry-run           print the launch command instead of running it
   -h, --help          this text
 
@@ -36,7 +50,7 @@ class UsageError(Exception):
 def parse_args(argv):
     """Options up to the program name; everything after belongs to the program."""
     opts = {"nprocs": None, "env": {}, "launcher_args": [], "dry_run": False, "help": False,
-            "program": None, "args": []}
+            "raw_errors": False, "program": None, "args": []}
 
     def value(i, name):
         if i + 1 >= len(argv):
@@ -68,7 +82,7 @@ def parse_args(argv):
                 raise UsageError(f"the process count must be a whole number, not '{text}'") from None
             i += step
             continue
-        takes_value = {"--stats", "--timeout", "-x", "--env", "--launcher-arg"}
+        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg"}
         if name in takes_value:
             if eq and name != "-x":
                 v, step = inline, 1
@@ -76,6 +90,8 @@ def parse_args(argv):
                 v, step = value(i, name), 2
             if name == "--stats":
                 opts["env"]["SCOPEDSM_STATS_FILE"] = os.path.abspath(v)
+            elif name == "--trace":
+                opts["env"]["SCOPEDSM_TRACE"] = os.path.abspath(v)
             elif name == "--timeout":
                 opts["env"]["SCOPEDSM_TIMEOUT"] = v
             elif name in ("-x", "--env"):
@@ -89,8 +105,12 @@ def parse_args(argv):
             continue
         if a == "--quiet":
             opts["env"]["SCOPEDSM_SUMMARY"] = "off"
+        elif a == "--strict":
+            opts["env"]["SCOPEDSM_STRICT"] = "on"
         elif a == "--dry-run":
             opts["dry_run"] = True
+        elif a == "--raw-errors":
+            opts["raw_errors"] = True
         else:
             raise UsageError(f"unknown option '{a}' (options go before the program name; see scopedsm run --help)")
         i += 1
@@ -159,7 +179,39 @@ def main(argv, config):
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        os.execve(launcher, cmd, env)
+        if opts["raw_errors"]:
+            os.execve(launcher, cmd, env)
+        return run_filtered(cmd, env, sys.stderr.buffer)
     except OSError as e:
         print(f"scopedsm run: cannot start the launcher {launcher}: {e.strerror}", file=sys.stderr)
         return 127
+
+
+def run_filtered(cmd, env, err):
+    """Runs the launcher with its standard input and output ours and its error
+    output through AbortNoise onto `err` (a binary stream); returns the job's
+    exit status."""
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
+    # Ctrl-C reaches the launcher by itself (the terminal signals the whole
+    # foreground group), and the launcher ends the job: we keep reading
+    # until it has. Other ends asked of us are passed on to it.
+    previous = {sig: signal.signal(sig, lambda sig, _frame: proc.send_signal(sig))
+                for sig in (signal.SIGTERM, signal.SIGHUP)}
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    noise = abort_noise.AbortNoise()
+
+    def show(lines):
+        for line in lines:
+            err.write((line if line.endswith("\n") else line + "\n").encode("utf-8", "surrogateescape"))
+        err.flush()
+
+    try:
+        for raw in proc.stderr:
+            show(noise.feed(raw.decode("utf-8", "surrogateescape")))
+        proc.wait()
+        show(noise.finish())
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        proc.stderr.close()
+    return launch.exit_status(proc.returncode)

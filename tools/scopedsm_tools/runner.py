@@ -5,7 +5,7 @@ import signal
 import subprocess
 import time
 
-from . import apps, launch, results
+from . import abort_noise, apps, launch, results
 
 TAIL_LINES = 15
 
@@ -94,6 +94,7 @@ def run_once(spec, launcher, vendor, timeout, stats_path, extra_env):
             pass
     record["ok"] = record["error"] is None
     if not record["ok"]:
-        lines = (out + err).splitlines()
+        # The runtime's error last, not the MPI library's account of the abort.
+        lines = (out + abort_noise.filter_text(err)).splitlines()
         record["output_tail"] = lines[-TAIL_LINES:]
     return record

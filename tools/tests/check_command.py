@@ -2,12 +2,13 @@
 made; the tools tests in CTest use it where a plain exit code says too little.
 
 usage: check_command.py [--status N | --fails] [--regex RE]... [--no-regex RE]...
-                        [--file PATH]... [--skip-unless-exists PATH] [--env VAR=VALUE]...
-                        -- command [args...]
+                        [--last-line RE] [--file PATH]... [--skip-unless-exists PATH]
+                        [--env VAR=VALUE]... -- command [args...]
 
 --status N      the exit status must be N (default 0); --fails: anything but 0
 --regex RE      stdout+stderr must match RE (Python re, multiline search)
 --no-regex RE   stdout+stderr must not match RE
+--last-line RE  the last non-empty line of stderr must match RE from its start
 --file PATH     PATH must exist and be non-empty afterwards (a glob: at least one match)
 --skip-unless-exists PATH  exit 77 (CTest SKIP_RETURN_CODE) if PATH (a glob, ** allowed)
                 matches nothing
@@ -26,6 +27,7 @@ def main(argv):
     split = argv.index("--")
     opts, cmd = argv[:split], argv[split + 1:]
     want_status, fails, regexes, antiregexes, files, env = 0, False, [], [], [], dict(os.environ)
+    last_line = None
     i = 0
     while i < len(opts):
         o = opts[i]
@@ -40,6 +42,8 @@ def main(argv):
             regexes.append(v)
         elif o == "--no-regex":
             antiregexes.append(v)
+        elif o == "--last-line":
+            last_line = v
         elif o == "--file":
             files.append(v)
         elif o == "--skip-unless-exists":
@@ -72,6 +76,11 @@ def main(argv):
     for rx in antiregexes:
         if re.search(rx, output, re.MULTILINE):
             problems.append(f"output matches /{rx}/ but should not")
+    if last_line is not None:
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        last = lines[-1] if lines else ""
+        if not re.match(last_line, last):
+            problems.append(f"the last line of stderr, '{last}', does not match /{last_line}/")
     for f in files:
         matches = [m for m in glob.glob(f) if os.path.isfile(m) and os.path.getsize(m) > 0]
         if not matches:

@@ -1,4 +1,5 @@
 """Unit tests of launch.py and run_cmd.parse_args: the launcher command lines."""
+import os
 import unittest
 
 from scopedsm_tools import launch, run_cmd
@@ -49,6 +50,11 @@ class RunArgsTest(unittest.TestCase):
         self.assertEqual(o["args"], ["-n", "5", "--stats", "x"])
         self.assertEqual(o["env"], {"SCOPEDSM_SUMMARY": "off"})
 
+    def test_strict_sets_the_variable(self):
+        o = run_cmd.parse_args(["-n", "2", "--strict", "prog"])
+        self.assertEqual(o["env"], {"SCOPEDSM_STRICT": "on"})
+        self.assertEqual(o["program"], "prog")
+
     def test_option_spellings(self):
         o = run_cmd.parse_args(["-n4", "--timeout=30", "-x", "SCOPEDSM_LOG=info", "--", "-prog"])
         self.assertEqual(o["nprocs"], 4)
@@ -59,6 +65,10 @@ class RunArgsTest(unittest.TestCase):
     def test_stats_path_is_absolute(self):
         o = run_cmd.parse_args(["-n", "1", "--stats", "s.json", "p"])
         self.assertTrue(o["env"]["SCOPEDSM_STATS_FILE"].endswith("/s.json"))
+
+    def test_trace_path_is_absolute(self):
+        o = run_cmd.parse_args(["-n", "1", "--trace=t.json", "p"])
+        self.assertEqual(o["env"]["SCOPEDSM_TRACE"], os.path.abspath("t.json"))
 
     def test_errors(self):
         with self.assertRaisesRegex(run_cmd.UsageError, "whole number"):

@@ -4,7 +4,7 @@ import os
 import tempfile
 import unittest
 
-from scopedsm_tools import report
+from scopedsm_tools import plots, report, results
 
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sample-bench.json")
 
@@ -45,6 +45,93 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("barrier_np2", text)
         self.assertIn("Overhead breakdown", text)
+
+    STATS = {"scopedsm_stats": 2, "program": "sor", "argv": ["./sor", "-n", "64"], "started": "2025-01-02T03:04:05Z",
+             "processes": 2, "ranks": [
+                 {"rank": 0, "host": "alpha", "time_s": {"total": 2.0, "busy": 1.5, "data": 0.25, "syn": 0.25},
+                  "counters": {"read_faults": 3, "write_faults": 1, "remote_fetches": 2}, "messages_sent": 5},
+                 {"rank": 1, "host": "beta", "time_s": {"total": 2.0, "busy": 1.0, "syn": 1.0, "server": 0.5},
+                  "counters": {}, "messages_sent": 7, "bytes_sent": 2048}]}
+
+    def test_one_stats_file_alone(self):
+        rc, text = self.run_report(self.STATS)
+        self.assertEqual(rc, 0)
+        # Nothing to compare speedups or times with: no such tables, and no
+        # rows of dashes standing in for them.
+        self.assertNotIn("Speedup", text)
+        self.assertNotIn("Compute time", text)
+        self.assertNotRegex(text, r"\| – \| – \|")
+        # The program's name, not the file's.
+        self.assertIn("| sor | stats file | 2 |", text)
+        self.assertIn("## Where each process spent its time: sor (`in0.json`)", text)
+        self.assertIn("| 0 | alpha | 2 | 1.5 | 0.25 | 0 | 0.25 | 0 | 0 | 4 | 2 | 5 | 0 |", text)
+        self.assertIn("| 1 | beta | 2 | 1 | 0 | 0 | 1 | 0.5 | 0 | 0 | 0 | 7 | 2 |", text)
+
+    def test_stats_file_without_program_keeps_the_file_name(self):
+        stats = dict(self.STATS)
+        del stats["program"]
+        rc, text = self.run_report(stats)
+        self.assertEqual(rc, 0)
+        self.assertIn("| in0.json | stats file | 2 |", text)
+
+    def test_per_rank_plot(self):
+        if plots._pyplot() is None:
+            self.skipTest("no matplotlib")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.json")
+            with open(path, "w") as f:
+                json.dump(self.STATS, f)
+            self.assertEqual(report.main([path, "-o", os.path.join(d, "out")], {}), 0)
+            self.assertTrue(os.path.getsize(os.path.join(d, "out", "ranks-run.png")) > 0)
+            self.assertIn("![ranks-run](ranks-run.png)", open(os.path.join(d, "out", "report.md")).read())
+
+    TRACE = {"traceEvents": [
+        {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "rank 0 (alpha)"}},
+        {"name": "read fault", "cat": "fault", "ph": "X", "ts": 1.0, "dur": 500.0, "pid": 0, "tid": 0},
+        {"name": "fetch", "cat": "fetch", "ph": "X", "ts": 2.0, "dur": 400.0, "pid": 0, "tid": 0},
+        {"name": "read fault", "cat": "fault", "ph": "X", "ts": 900.0, "dur": 1500.0, "pid": 0, "tid": 0},
+        {"name": "GETP", "cat": "serve", "ph": "X", "ts": 3.0, "dur": 10.0, "pid": 1, "tid": 1}],
+        "otherData": {"program": "sor", "dropped_events": 0}}
+
+    def test_trace_summary(self):
+        rc, text = self.run_report(self.TRACE)
+        self.assertEqual(rc, 0)
+        self.assertIn("## Trace: sor (`in0.json`)", text)
+        self.assertIn("| rank | fault (n / ms) | fetch (n / ms) | diff (n / ms) | lock (n / ms) | barrier (n / ms) "
+                      "| serve (n / ms) |", text)
+        self.assertIn("| 0 | 2 / 2 | 1 / 0.4 | – | – | – | – |", text)
+        self.assertIn("| 1 | – | – | – | – | – | 1 / 0.01 |", text)
+        self.assertNotIn("No speedups", text)
+
+    def test_trace_as_bare_event_list(self):
+        self.assertTrue(results.is_trace(self.TRACE["traceEvents"]))
+        summary = results.trace_summary(self.TRACE["traceEvents"])
+        self.assertEqual([r["rank"] for r in summary], [0, 1])
+        self.assertEqual(summary[0]["name"], "rank 0 (alpha)")
+
+    def test_speedup_series_are_told_apart(self):
+        self.assertEqual(len(set(plots.series_styles(70))), 70)
+        plt = plots._pyplot()
+        if plt is None:
+            self.skipTest("no matplotlib")
+        figures = []
+
+        class KeepFigure:  # pyplot, but keeps the figure the plot closes
+            def __getattr__(self, name):
+                return getattr(plt, name)
+
+            def close(self, fig):
+                figures.append(fig)
+                plt.close(fig)
+
+        # Twelve series, more than matplotlib's cycle of ten colours.
+        apps = ["cg", "em3d", "ep", "is", "lu", "mm"]
+        rows = [(a, v, "default", [1.0, 1.8], [1.0, 0.6], "x") for a in apps for v in ("dsm", "mpi")]
+        with tempfile.TemporaryDirectory() as d:
+            self.assertTrue(plots.speedup(KeepFigure(), ([1, 2], rows), os.path.join(d, "speedup.png")))
+        lines = [ln for ln in figures[0].axes[0].get_lines() if ln.get_label() != "ideal"]
+        self.assertEqual(len(lines), 12)
+        self.assertEqual(len({(ln.get_color(), ln.get_marker()) for ln in lines}), 12)
 
     def test_unusable_input(self):
         self.assertEqual(self.run_report("not json at all")[0], 2)

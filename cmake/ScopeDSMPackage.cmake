@@ -1,0 +1,99 @@
+# The installed package: what `cmake --install` puts beside the libraries so
+# that other projects can use ScopeDSM without its sources.
+#
+#   <prefix>/lib/cmake/ScopeDSM/ScopeDSMConfig.cmake         find_package(ScopeDSM)
+#   <prefix>/lib/cmake/ScopeDSM/ScopeDSMConfigVersion.cmake  version check
+#   <prefix>/lib/cmake/ScopeDSM/ScopeDSMTargets*.cmake       ScopeDSM::scopedsm, ScopeDSM::scopedsm_seq
+#   <prefix>/lib/pkgconfig/scopedsm.pc, scopedsm-seq.pc      pkg-config
+#
+# tests/external builds and runs programs against such an installation.
+
+include(CMakePackageConfigHelpers)
+
+set(SCOPEDSM_INSTALL_CMAKEDIR lib/cmake/ScopeDSM)
+
+install(EXPORT ScopeDSMTargets NAMESPACE ScopeDSM:: DESTINATION ${SCOPEDSM_INSTALL_CMAKEDIR})
+
+# The MPI the library was built with: the package's config looks for the same
+# one (a program linking two MPI libraries fails at run time, not build time).
+set(SCOPEDSM_PACKAGE_MPI_C_COMPILER "${MPI_C_COMPILER}")
+set(SCOPEDSM_PACKAGE_MPI_LIB_NAMES "${MPI_C_LIB_NAMES}")
+if(NOT SCOPEDSM_PACKAGE_MPI_LIB_NAMES)
+  foreach(lib IN LISTS MPI_C_LIBRARIES)
+    get_filename_component(name "${lib}" NAME_WE)
+    string(REGEX REPLACE "^lib" "" name "${name}")
+    list(APPEND SCOPEDSM_PACKAGE_MPI_LIB_NAMES "${name}")
+  endforeach()
+endif()
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ScopeDSMConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/package/ScopeDSMConfig.cmake
+  INSTALL_DESTINATION ${SCOPEDSM_INSTALL_CMAKEDIR})
+# 0.x releases may change the API between minor versions.
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/package/ScopeDSMConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/package/ScopeDSMConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/package/ScopeDSMConfigVersion.cmake
+        DESTINATION ${SCOPEDSM_INSTALL_CMAKEDIR})
+
+# pkg-config. The MPI flags come from the MPI library's own .pc file when one
+# describes the library we linked (Open MPI's ompi-c, MPICH's mpich): it is
+# then a Requires, and pkg-config expands it. Otherwise the flags FindMPI
+# found are written out literally.
+set(SCOPEDSM_PC_REQUIRES "")
+set(SCOPEDSM_PC_MPI_CFLAGS "")
+set(SCOPEDSM_PC_MPI_LIBS "")
+find_program(SCOPEDSM_PKG_CONFIG NAMES pkg-config pkgconf)
+list(GET MPI_C_LIBRARIES 0 _scopedsm_mpi_lib)
+get_filename_component(_scopedsm_mpi_libdir "${_scopedsm_mpi_lib}" DIRECTORY)
+get_filename_component(_scopedsm_mpi_libdir "${_scopedsm_mpi_libdir}" REALPATH)
+if(SCOPEDSM_PKG_CONFIG)
+  foreach(module ompi-c mpich mpi-c mpi)
+    execute_process(COMMAND ${SCOPEDSM_PKG_CONFIG} --variable=libdir ${module}
+                    OUTPUT_VARIABLE _dir RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(_rc EQUAL 0 AND _dir)
+      get_filename_component(_dir "${_dir}" REALPATH)
+      if(_dir STREQUAL _scopedsm_mpi_libdir)
+        set(SCOPEDSM_PC_REQUIRES "${module}")
+        break()
+      endif()
+    endif()
+  endforeach()
+endif()
+if(NOT SCOPEDSM_PC_REQUIRES)
+  foreach(dir IN LISTS MPI_C_INCLUDE_DIRS)
+    string(APPEND SCOPEDSM_PC_MPI_CFLAGS " -I${dir}")
+  endforeach()
+  foreach(lib IN LISTS MPI_C_LIBRARIES)
+    string(APPEND SCOPEDSM_PC_MPI_LIBS " ${lib}")
+  endforeach()
+endif()
+if(SCOPEDSM_PC_REQUIRES)
+  message(STATUS "scopedsm.pc: MPI flags from pkg-config module ${SCOPEDSM_PC_REQUIRES}")
+else()
+  message(STATUS "scopedsm.pc: no pkg-config module describes ${_scopedsm_mpi_lib}; MPI flags written out")
+endif()
+# A sanitized library needs sanitized programs (its runtime must load first).
+set(SCOPEDSM_PC_SANITIZE "")
+if(SCOPEDSM_SANITIZE)
+  set(SCOPEDSM_PC_SANITIZE " -fsanitize=address,undefined")
+endif()
+# scopedsm.pc, and scopedsm-seq.pc for the sequential build (no MPI).
+foreach(variant IN ITEMS scopedsm scopedsm-seq)
+  if(variant STREQUAL "scopedsm")
+    set(PC_NAME "ScopeDSM")
+    set(PC_DESCRIPTION "Software distributed shared memory over MPI (scope consistency)")
+    set(PC_LIB scopedsm)
+    set(PC_REQUIRES "${SCOPEDSM_PC_REQUIRES}")
+    set(PC_CFLAGS "${SCOPEDSM_PC_MPI_CFLAGS}")
+    set(PC_LIBS "${SCOPEDSM_PC_MPI_LIBS}${SCOPEDSM_PC_SANITIZE}")
+  else()
+    set(PC_NAME "ScopeDSM sequential")
+    set(PC_DESCRIPTION "The ScopeDSM API on one process without MPI: the sequential baseline")
+    set(PC_LIB scopedsm_seq)
+    set(PC_REQUIRES "")
+    set(PC_CFLAGS "")
+    set(PC_LIBS "${SCOPEDSM_PC_SANITIZE}")
+  endif()
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/scopedsm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/package/${variant}.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/package/${variant}.pc DESTINATION lib/pkgconfig)
+endforeach()

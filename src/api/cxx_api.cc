@@ -1,0 +1,45 @@
+// The C++ API's entry points into the library (declared in scopedsm.hpp):
+// the operations of api/entry.h, named as the C++ program wrote them, so
+// that a C++ program's errors read scopedsm::barrier, scopedsm::LockGuard
+// and alloc_array<T>, never scopedsm_barrier.
+
+#include <algorithm>
+#include <cstdio>
+
+#include "api/entry.h"
+#include "scopedsm.hpp"
+
+using scopedsm::cxx_call;
+namespace api = scopedsm::api;
+
+extern "C" {
+
+void scopedsm_cxx_init(int* argc, char*** argv) { api::init(argc, argv, cxx_call("scopedsm::Runtime")); }
+void scopedsm_cxx_finalize(void) { api::finalize(cxx_call("scopedsm::Runtime::~Runtime")); }
+int scopedsm_cxx_rank(void) { return api::rank(cxx_call("scopedsm::rank")); }
+int scopedsm_cxx_size(void) { return api::size(cxx_call("scopedsm::size")); }
+double scopedsm_cxx_time(void) { return api::time(cxx_call("scopedsm::time")); }
+void scopedsm_cxx_barrier(void) { api::barrier(cxx_call("scopedsm::barrier")); }
+void scopedsm_cxx_wait(void) { api::wait(cxx_call("scopedsm::wait")); }
+void scopedsm_cxx_lock(int id) { api::lock(cxx_call("scopedsm::LockGuard"), id); }
+void scopedsm_cxx_unlock(int id) { api::unlock(cxx_call("scopedsm::LockGuard::~LockGuard"), id); }
+
+void* scopedsm_cxx_alloc(size_t bytes, size_t count, const char* type, int type_length, int placement,
+                         size_t block_bytes, int start_rank) {
+  const scopedsm::ApiCall call = cxx_call("scopedsm::alloc_array");
+  char text[256];
+  const int n = std::snprintf(text, sizeof text, "alloc_array<%.*s>(n=%zu", type_length, type, count);
+  const size_t used = n < 0 ? 0 : std::min(static_cast<size_t>(n), sizeof text - 1);
+  if (placement == SCOPEDSM_HOME_CYCLIC) {
+    std::snprintf(text + used, sizeof text - used, ", Cyclic{%zu, %d})", block_bytes, start_rank);
+    return api::alloc_cyclic(call, text, bytes, block_bytes, start_rank);
+  }
+  if (placement == SCOPEDSM_HOME_FIRST_TOUCH) {
+    std::snprintf(text + used, sizeof text - used, ", FirstTouch{})");
+    return api::alloc_first_touch(call, text, bytes);
+  }
+  std::snprintf(text + used, sizeof text - used, ")");
+  return api::alloc_default(call, text, bytes);
+}
+
+}  // extern "C"

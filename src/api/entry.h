@@ -1,0 +1,32 @@
+// The operations behind the entry points of every surface (C, C++, JIAJIA):
+// each takes the ApiCall the program made (common/surface.h), so that its
+// checks and the runtime's messages name that call in its surface's words.
+// Defined in c_api.cc; the surfaces' files only name their calls.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "common/surface.h"
+
+namespace scopedsm::api {
+
+void init(int* argc, char*** argv, ApiCall call);
+void finalize(ApiCall call);
+int rank(ApiCall call);
+int size(ApiCall call);
+double time(ApiCall call);
+void lock(ApiCall call, int id);
+void unlock(ApiCall call, int id);
+void barrier(ApiCall call);
+void wait(ApiCall call);
+void cv_set(ApiCall call, int cv);
+void cv_reset(ApiCall call, int cv);
+void cv_wait(ApiCall call, int cv);
+// Collective allocations; `text` is the call with its arguments as the
+// program wrote it, for reports.
+void* alloc_default(ApiCall call, const std::string& text, std::size_t size);
+void* alloc_cyclic(ApiCall call, const std::string& text, std::size_t size, std::size_t block, int start_rank);
+void* alloc_first_touch(ApiCall call, const std::string& text, std::size_t size);
+
+}  // namespace scopedsm::api

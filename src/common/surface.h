@@ -1,0 +1,109 @@
+// The words of each public surface, for messages.
+//
+// A program calls ScopeDSM through one of three surfaces: the C API
+// (scopedsm.h), the C++ API (scopedsm.hpp) or the JIAJIA API (jia.h). Each
+// names the same operations differently (scopedsm_lock, scopedsm::LockGuard,
+// jia_lock), and a message must speak the program's language: a C program
+// never reads jia_lock, a JIAJIA program never reads scopedsm_init.
+//
+// So every entry point passes an ApiCall down: its surface and its own name
+// as the program wrote it. The runtime phrases each message about that call
+// from the call's name and its surface's words below, never from a name of
+// its own. Messages that concern no call (a fault, the exit check, the
+// rendezvous manager naming what other processes called) use the surface
+// that initialized the process.
+#pragma once
+
+#include <string>
+
+namespace scopedsm {
+
+struct Surface {
+  const char* name;  // "the C API (scopedsm.h)"
+  // Calls, as the program writes them.
+  const char* init;      // initializes ScopeDSM
+  const char* finalize;  // shuts it down
+  const char* barrier;
+  const char* wait;   // the rendezvous without coherence actions
+  const char* alloc;  // the plain allocation
+  // Phrases.
+  const char* before_init;        // "before <init>"
+  const char* after_finalize;     // "after <finalize>"
+  const char* init_once;          // how to initialize exactly once
+  const char* exit_without_finalize;  // "without <finalizing>; what to do"
+  const char* critical_section;   // "between <lock> and <unlock>"
+  const char* lock_limit;         // what names the number of lock ids
+  const char* cv_limit;           // what names the number of condition variables
+  const char* larger_blocks;      // how to place homes in larger blocks
+};
+
+inline constexpr Surface kCSurface{
+    "the C API (scopedsm.h)",
+    "scopedsm_init",
+    "scopedsm_finalize",
+    "scopedsm_barrier",
+    "scopedsm_wait",
+    "scopedsm_alloc",
+    "before scopedsm_init",
+    "after scopedsm_finalize",
+    "call scopedsm_init exactly once per process",
+    "without calling scopedsm_finalize; every process must call it before it ends",
+    "between scopedsm_lock and scopedsm_unlock",
+    "scopedsm_num_locks()",
+    "scopedsm_num_condvars()",
+    "scopedsm_alloc_cyclic with a bigger block",
+};
+
+inline constexpr Surface kCxxSurface{
+    "the C++ API (scopedsm.hpp)",
+    "scopedsm::Runtime",
+    "scopedsm::Runtime::~Runtime",
+    "scopedsm::barrier",
+    "scopedsm::wait",
+    "scopedsm::alloc_array",
+    "before a scopedsm::Runtime was constructed",
+    "after the scopedsm::Runtime was destroyed",
+    "construct exactly one scopedsm::Runtime per process",
+    "without destroying its scopedsm::Runtime; keep the Runtime in main and return from main (exit() skips its "
+    "destructor)",
+    "while a scopedsm::LockGuard holds a lock",
+    "scopedsm::num_locks()",
+    "scopedsm_num_condvars()",  // the C++ API has no condition variables of its own
+    "alloc_array with scopedsm::Cyclic{a bigger block}",
+};
+
+inline constexpr Surface kJiaSurface{
+    "the JIAJIA API (jia.h)",
+    "jia_init",
+    "jia_exit",
+    "jia_barrier",
+    "jia_wait",
+    "jia_alloc",
+    "before jia_init",
+    "after jia_exit",
+    "call jia_init exactly once per process",
+    "without calling jia_exit; every process must call it before it ends",
+    "between jia_lock and jia_unlock",
+    "Maxlocks",
+    "Maxcondvs",
+    "jia_alloc3 with a bigger block, or jia_alloc2p",
+};
+
+// The rule a mismatch of collective calls breaks, in the surface's words.
+inline std::string same_collective_calls(const Surface& s) {
+  return std::string("every process must make the same collective calls (") + s.barrier + ", allocations, " + s.wait +
+         ", " + s.finalize + ") in the same order with the same arguments";
+}
+
+// One call of the program: the surface it came through and its name there
+// ("scopedsm_lock", "scopedsm::LockGuard", "jia_lock").
+struct ApiCall {
+  const Surface* surface;
+  const char* name;
+};
+
+inline constexpr ApiCall c_call(const char* name) { return ApiCall{&kCSurface, name}; }
+inline constexpr ApiCall cxx_call(const char* name) { return ApiCall{&kCxxSurface, name}; }
+inline constexpr ApiCall jia_call(const char* name) { return ApiCall{&kJiaSurface, name}; }
+
+}  // namespace scopedsm

@@ -1,0 +1,52 @@
+// When a stalled synchronization is reported, and in which words.
+//
+// The managers (a lock's home, the rendezvous on rank 0) watch every queued
+// lock request and every incomplete rendezvous. They know what the waiter
+// cannot: who holds the lock, which ranks have not arrived. A stall is
+// warned about once at 80% of SCOPEDSM_TIMEOUT, and ends the job at the
+// limit; the waiter's own timeout comes later (Waiter::kWatchedGraceNs) as
+// the backstop.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace scopedsm {
+
+struct StallLimit {
+  enum Verdict { kQuiet, kWarn, kFatal };
+
+  double limit_s = 0;  // SCOPEDSM_TIMEOUT (at most 10^7 s); 0: never
+
+  // What to do about a stall of `waited_ns`; `warned` is the stall's own
+  // flag, set when the warning is due, so that it comes once. The warning
+  // is due at 4/5 of the limit, in whole nanoseconds (no rounding of 0.8).
+  Verdict judge(uint64_t waited_ns, bool* warned) const {
+    if (limit_s <= 0) return kQuiet;
+    const auto limit_ns = static_cast<uint64_t>(limit_s * 1e9 + 0.5);
+    if (waited_ns >= limit_ns) return kFatal;
+    if (waited_ns / 4 < limit_ns / 5 || *warned) return kQuiet;
+    *warned = true;
+    return kWarn;
+  }
+  // "has waited 2.4 s of the 3 s limit (SCOPEDSM_TIMEOUT)" for a warning,
+  // "has waited 3.0 s, the SCOPEDSM_TIMEOUT limit," for the fatal report.
+  std::string waited(uint64_t waited_ns, Verdict v) const {
+    char buf[128];
+    const double waited_s = static_cast<double>(waited_ns) / 1e9;
+    if (v == kWarn)
+      std::snprintf(buf, sizeof buf, "has waited %.1f s of the %g s limit (SCOPEDSM_TIMEOUT)", waited_s, limit_s);
+    else
+      std::snprintf(buf, sizeof buf, "has waited %.1f s, the SCOPEDSM_TIMEOUT limit,", waited_s);
+    return buf;
+  }
+  // "the job ends at 3 s"
+  std::string ends() const {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "the job ends at %g s", limit_s);
+    return buf;
+  }
+};
+
+}  // namespace scopedsm
