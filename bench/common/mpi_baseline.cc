@@ -30,8 +30,8 @@ uint64_t runtime_spin_ns() {
 
 void quiesce() {
   scopedsm_barrier();
-  // Two spin windows plus a margin: the last service thread to act (the
-  // barrier manager) spins for one window after its last message.
+  // Two spin windows plus a margin: the last service thread to act spins
+  // for one window after its last message.
   uint64_t pause = 2 * runtime_spin_ns() + 1000000;
   if (pause > 200000000) pause = 200000000;
   pause_ns(pause);

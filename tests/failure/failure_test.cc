@@ -267,8 +267,8 @@ INSTANTIATE_TEST_SUITE_P(
                          {"SCOPEDSM_TIMEOUT=3"}}),
     [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_victim" + std::to_string(p.param.victim); });
 
-// When a live process never arrives at a barrier, the barrier manager (rank
-// 0, which knows who has arrived) reports the missing rank.
+// When a live process never arrives at a barrier, rank 0 (which the waiting
+// processes told, BARRSTALL) reports the missing rank.
 TEST(Diagnostics, BarrierTimeoutNamesTheMissingRank) {
   Outcome o = run_case("hang_at_barrier", 1, {"SCOPEDSM_TIMEOUT=3"});
   ASSERT_TRUE(o.failed_at_point) << o.output;
