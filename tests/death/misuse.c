@@ -195,7 +195,11 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "jia_error")) jia_error("the application gave up: %d", 42);
   /* Not a misuse: the program ends the job itself, with no ScopeDSM error
    * (`scopedsm run` must then show MPI's own account of the abort). */
-  if (!strcmp(c, "mpi_abort")) MPI_Abort(MPI_COMM_WORLD, 3);
+  if (!strcmp(c, "mpi_abort")) {
+    fprintf(stderr, "misuse: the program calls MPI_Abort itself\n");
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
   if (!strcmp(c, "segv_outside_region") || !strcmp(c, "chained_handler")) {
     /* The address is read through a volatile so the compiler cannot see it. */
     volatile uintptr_t outside = 16;
