@@ -26,7 +26,7 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
 
 void RendezvousManager::check_stalls(uint64_t now, const StallLimit& stall) {
   if (arrived_ == 0) return;
-  const StallLimit::Verdict v = stall.judge(now - first_arrival_ns_, &warned_);
+  const StallLimit::Verdict v = stall.judge(StallLimit::age(now, first_arrival_ns_), &warned_);
   if (v == StallLimit::kQuiet) return;
   std::string missing, present;
   for (int r = 0; r < p_.size; ++r) {
@@ -34,7 +34,7 @@ void RendezvousManager::check_stalls(uint64_t now, const StallLimit& stall) {
     if (!list.empty()) list += ", ";
     list += std::to_string(r);
   }
-  const std::string waited = stall.waited(now - first_arrival_ns_, v);
+  const std::string waited = stall.waited(StallLimit::age(now, first_arrival_ns_), v);
   const char* plural = missing.find(',') == std::string::npos ? "" : "s";
   if (v == StallLimit::kWarn) {
     SCOPEDSM_LOG(LogLevel::kWarn, "%s %s for rank%s %s (arrived: %s); %s unless %s", call_.c_str(), waited.c_str(),
