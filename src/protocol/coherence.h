@@ -127,6 +127,7 @@ class Coherence {
   // the new state (prot_for). `context` names the cause in error reports.
   void transition(uint64_t page, PageState to, const char* context);
   void transition_runs(const std::vector<uint32_t>& sorted_pages, PageState to, const char* context);
+  void transition_range(uint64_t first, uint64_t count, PageState to, const char* context);
   void set_prot(uint64_t first, uint64_t count, Prot prot, const char* context);
   void relieve_map_pressure();
 
