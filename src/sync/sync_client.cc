@@ -1,5 +1,7 @@
 #include "sync/sync_client.h"
 
+#include <cstdio>
+
 #include "common/clock.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -16,10 +18,11 @@ static_assert(Maxcondvs == kMaxCondvars, "include/jia.h's Maxcondvs differs from
 
 namespace {
 
-// Waits for the reply of type `expected` from `from` and decodes it.
+// Waits for the reply whose payload is M from `from` and decodes it.
 // `watched`: a manager reports the wait if it stalls (Service::check_stalls).
 template <typename M>
-M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what, bool watched) {
+M await_decoded(const SyncParts& p, int from, const char* what, bool watched) {
+  constexpr MsgType expected = MessageInfo<M>::type;
   Incoming in = p.transport->await_reply(expected, from, what, watched);
   M msg;
   Status st = decode_message(in.bytes, p.limits(), &msg);
@@ -63,8 +66,9 @@ void SyncClient::lock(ApiCall call, int lock) {
   Transport& t = *p_.transport;
   AcquireMsg req{static_cast<uint32_t>(lock), c_->epoch(), seen_[static_cast<size_t>(lock)]};
   t.send(home, kTagRequest, encode(req, t.next_seq()));
-  const std::string what = "lock " + std::to_string(lock) + " (ACQGRANT)";
-  auto grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, home, what.c_str(), true);
+  char what[48];  // for a timeout report only: no allocation on every acquire
+  std::snprintf(what, sizeof what, "lock %d (ACQGRANT)", lock);
+  auto grant = await_decoded<AcquireGrantMsg>(p_, home, what, true);
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
   seen_[static_cast<size_t>(lock)] = grant.version;
   c_->invalidate(grant.notices);
@@ -102,7 +106,7 @@ void SyncClient::barrier(ApiCall call) {
   c_->flush_diffs(0);
   Transport& t = *p_.transport;
   t.send(0, kTagRequest, encode(BarrierMsg{c_->epoch(), as_notices(stack_->take_bottom(), p_.rank)}, t.next_seq()));
-  auto grant = await_decoded<BarrierGrantMsg>(p_, MsgType::kBarrierGrant, 0,
+  auto grant = await_decoded<BarrierGrantMsg>(p_, 0,
                                               "the other processes at the barrier (BARRGRANT)", true);
   if (grant.epoch != c_->epoch()) fatal("protocol error: BARRGRANT for barrier %u while at barrier %u", grant.epoch, c_->epoch());
   c_->finish_barrier(grant.notices);
@@ -155,7 +159,7 @@ void SyncClient::cv_wait(ApiCall call, int cv) {
   const int home = CondvarManager::home_of(cv, p_.size);
   Transport& t = *p_.transport;
   t.send(home, kTagRequest, encode(CvWaitMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
-  auto grant = await_decoded<CvGrantMsg>(p_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)", false);
+  auto grant = await_decoded<CvGrantMsg>(p_, home, "a condition variable to be set (CVGRANT)", false);
   if (grant.cv != static_cast<uint32_t>(cv)) fatal("protocol error: CVGRANT for %u while waiting on %d", grant.cv, cv);
   c_->invalidate(grant.notices);
 }
@@ -164,7 +168,7 @@ std::vector<std::vector<std::byte>> SyncClient::collective(const std::string& de
                                                            const std::vector<std::byte>& blob) {
   Transport& t = *p_.transport;
   t.send(0, kTagRequest, encode(CollectiveMsg{description, blob}, t.next_seq()));
-  auto done = await_decoded<CollectiveDoneMsg>(p_, MsgType::kCollectiveDone, 0,
+  auto done = await_decoded<CollectiveDoneMsg>(p_, 0,
                                               "the other processes at a collective call (COLLGRANT)", true);
   return std::move(done.blobs);
 }
