@@ -11,8 +11,7 @@ namespace scopedsm {
 
 uint32_t NodeCopySource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
   const int local = node_->local_index(home);
-  if (!skip_record_)
-    for (uint64_t p = first; p < first + count; ++p) region_->peer_share(local).record_copy(static_cast<uint32_t>(p), epoch);
+  if (!skip_record_) region_->peer_share(local).record_copies(static_cast<uint32_t>(first), count, epoch);
   // The home and other writers may change other words of the pages while
   // we copy; docs/MEMORY_MODEL.md ("Copies taken while the home writes")
   // says why that is still correct under scope consistency.

@@ -14,7 +14,7 @@
 //
 // Adaptive write detection must know of every copy of a page its home writes
 // untrapped. NodeCopySource and MessageSource record the copy at the home
-// (HomeShare::record_copy) before the page is read. RmaSource cannot (MPI's
+// (HomeShare::record_copies) before the page is read. RmaSource cannot (MPI's
 // atomics need the home's CPU): it marks the page `seen` at the home, so the
 // home never untraps it again, and uses its copy only if the page was
 // trapped; otherwise it fetches by message (memory/home_share.h says why
