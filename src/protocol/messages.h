@@ -40,6 +40,8 @@ struct Limits {
 //   u32, u64, i32 (x)       the value                    nothing
 //   epoch(x)                u32                          nothing: the receiver compares it with its own
 //   page(x)                 u32                          x >= Limits::pages
+//   run(first, n)           u32                          n == 0, n > kMaxFetchPages, first + n > Limits::pages;
+//                                                        follows the page(first) it counts from
 //   lock(x)                 u32                          x >= Limits::locks
 //   cv(x)                   u32                          x >= Limits::condvars
 //   rank(name, x)           i32                          x outside [0, Limits::ranks)
