@@ -142,7 +142,9 @@ bool HomeShare::keep_untrapped_unless_seen(uint32_t page) const {
   full_fence(ring_->tail);
   if (!seen(page)) return true;
   // Trapped again. A copier that queued the page meanwhile leaves its bits;
-  // the next drain clears them.
+  // the next drain clears them and notices the page, although the home
+  // never wrote it untrapped: a rare spurious notice (other copies are
+  // dropped and fetched again), never a missed one.
   words_[page].fetch_and(~kShareUntrapped, std::memory_order_seq_cst);
   return false;
 }
