@@ -144,7 +144,9 @@ class TraceWriter {
 
  private:
   void put(const std::string& text);
+  void write(const std::string& text);
   std::FILE* f_ = nullptr;
+  int write_errno_ = 0;  // the first failed write's reason
   std::string path_;
   bool first_ = true;
   uint64_t dropped_ = 0;
