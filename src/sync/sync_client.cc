@@ -44,14 +44,12 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
 
 void SyncClient::check_lock_id(ApiCall call, int lock) const {
   if (lock < 0 || lock >= kMaxLocks)
-    fatal("%s(%d): lock id out of range; valid ids are 0 to %d (%s - 1)", call.name, lock, kMaxLocks - 1,
-          call.surface->lock_limit);
+    fatal("%s", lock_id_error(call, lock).c_str());
 }
 
 void SyncClient::check_cv_id(ApiCall call, int cv) const {
   if (cv < 0 || cv >= kMaxCondvars)
-    fatal("%s(%d): condition variable out of range; valid ids are 0 to %d (%s - 1)", call.name, cv, kMaxCondvars - 1,
-          call.surface->cv_limit);
+    fatal("%s", cv_id_error(call, cv).c_str());
 }
 
 void SyncClient::lock(ApiCall call, int lock) {
@@ -97,9 +95,7 @@ void SyncClient::unlock(ApiCall call, int lock) {
 
 void SyncClient::barrier(ApiCall call) {
   if (stack_->depth() > 1)
-    fatal("%s: called inside a critical section (%s); a barrier cannot be used %s (use %s there, which has no "
-          "coherence actions)",
-          call.name, stack_->describe().c_str(), call.surface->critical_section, call.surface->wait);
+    fatal("%s", barrier_in_lock_error(call, stack_->describe()).c_str());
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kBarrier, c_->epoch());
   ++stats_->barriers;
   c_->close_interval();
