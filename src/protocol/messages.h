@@ -7,7 +7,10 @@
 // the allocated region, ranks, lock and condition-variable ids, flags,
 // lengths, no trailing bytes) and returns an error Status instead of
 // trusting the sender. The service thread and the application thread decode
-// through these functions only; the fuzz target feeds them arbitrary bytes.
+// through these functions only, but for the acknowledgements (DIFFGRANT,
+// ACK), which have no payload and are counted by the transport's AckLedger:
+// it refuses one that carries bytes. The fuzz target feeds the decoders
+// arbitrary bytes.
 #pragma once
 
 #include <cstddef>

@@ -117,7 +117,7 @@ void SyncClient::wait(ApiCall call) {
   t.acks().wait_except(0);
   t.send(0, kTagRequest, encode(WaitMsg{}, t.next_seq()));
   const std::string what = std::string("the other processes at ") + call.name + " (WAITGRANT)";
-  t.await_reply(MsgType::kWaitGrant, 0, what.c_str(), true);
+  await_decoded<WaitGrantMsg>(p_, 0, what.c_str(), true);  // decoded: no stray payload
 }
 
 void SyncClient::release_to_cv(int cv) {
