@@ -71,8 +71,6 @@ class Coherence {
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
-  // "rma" or "message": how pages homed on other nodes travel.
-  const char* remote_path() const { return rma_source_ ? rma_source_->name() : message_source_.name(); }
 
   // A fault on `page` of the shared region.
   void handle_fault(uint64_t page, Access access);
