@@ -57,7 +57,8 @@ int scopedsm_num_condvars(void);
  * pages, and a start rank that is not a rank are fatal errors naming the
  * call; a block larger than the size puts the whole allocation at
  * start_rank. */
-/* Names of the three placements above (no call takes one as an argument). */
+/* Names of the three placements above (no C call takes one as an argument;
+ * scopedsm.hpp passes one to its own entry point). */
 typedef enum {
   SCOPEDSM_HOME_DEFAULT = 0,     /* scopedsm_alloc: page-cyclic from rank 0, or first touch by SCOPEDSM_HOME_POLICY */
   SCOPEDSM_HOME_CYCLIC = 1,      /* scopedsm_alloc_cyclic: blocks of `block` bytes from start_rank */
@@ -95,7 +96,9 @@ double scopedsm_time(void);
 /* Statistics: counting covers the region between start and stop (the whole
  * run if never called). scopedsm_stats_json writes this process's counters
  * as a JSON object into buf (NUL-terminated, truncated to len) and returns
- * the length it needed. */
+ * the length it needed. The counters move while the runtime works, so the
+ * length can grow between two calls: call again with a larger buffer while
+ * the result is >= len. */
 void scopedsm_stats_start(void);
 void scopedsm_stats_stop(void);
 size_t scopedsm_stats_json(char *buf, size_t len);

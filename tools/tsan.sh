@@ -25,7 +25,7 @@ runs=(
   "np2|2||"
   "np2-tiny-cache|2|SCOPEDSM_CACHE_PAGES=4|LargeRegion.*"
   "np2-trap-all|2|SCOPEDSM_WRITE_DETECT=all|LargeRegion.*"
-  "np2-first-touch|2|SCOPEDSM_HOME_POLICY=first-touch|LargeRegion.*:Alloc.JiajiaPlacementRules"
+  "np2-first-touch|2|SCOPEDSM_HOME_POLICY=first-touch|LargeRegion.*:Alloc.JiajiaPlacementRules:Placement.JiajiaExplicitCalls"
   "np2-delays|2|SCOPEDSM_TEST_DELAY_US=200|LargeRegion.*"
   "np2-node-off|2|SCOPEDSM_NODE_SHARING=off|LargeRegion.*"
 )

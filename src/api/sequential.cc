@@ -41,18 +41,8 @@ bool g_held[Maxlocks] = {};
 bool g_cv_set[Maxcondvs] = {};
 std::chrono::steady_clock::time_point g_start;
 
-[[noreturn]] void die(ApiCall call, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-[[noreturn]] void die(ApiCall call, const char* fmt, ...) {
-  std::fprintf(stderr, "scopedsm: rank 0: %s: ", call.name);
-  va_list ap;
-  va_start(ap, fmt);
-  std::vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  std::fprintf(stderr, "\n");
-  std::fflush(stderr);
-  std::_Exit(1);
-}
-
+// Ends the process with "scopedsm: rank 0: <prefix><message>", as the DSM
+// build's fatal() does for rank 0.
 [[noreturn]] void vdie(const char* prefix, const char* fmt, va_list ap) {
   std::fprintf(stderr, "scopedsm: rank 0: %s", prefix);
   std::vfprintf(stderr, fmt, ap);
@@ -61,11 +51,33 @@ std::chrono::steady_clock::time_point g_start;
   std::_Exit(1);
 }
 
-// Messages name the call in its surface's words (common/surface.h), as the
-// DSM build's do.
+[[noreturn]] void die_text(const std::string& text) {
+  std::fprintf(stderr, "scopedsm: rank 0: %s\n", text.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+// The locks this process holds, for a report.
+std::string describe_held() {
+  std::string s = "locks held:";
+  for (int i = 0; i < Maxlocks; ++i)
+    if (g_held[i]) s += " " + std::to_string(i);
+  return s;
+}
+
+[[noreturn]] void die(ApiCall call, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+[[noreturn]] void die(ApiCall call, const char* fmt, ...) {
+  const std::string prefix = std::string(call.name) + ": ";
+  va_list ap;
+  va_start(ap, fmt);
+  vdie(prefix.c_str(), fmt, ap);
+}
+
+// The reports the DSM build gives too come from common/surface.h, word
+// for word; the others name the call in its surface's words as well.
 void require_running(ApiCall call) {
-  if (!g_initialized) die(call, "called %s; initialize ScopeDSM first", call.surface->before_init);
-  if (g_finalized) die(call, "called %s; ScopeDSM has shut down", call.surface->after_finalize);
+  if (!g_initialized) die_text(before_init_error(call));
+  if (g_finalized) die_text(after_finalize_error(call));
 }
 
 // Sizes and blocks are checked by the same arithmetic as the DSM build
@@ -98,19 +110,16 @@ unsigned long jia_alloc_as(const char* name, int size, int block, int) {
 
 void check_lock(ApiCall call, int id) {
   require_running(call);
-  if (id < 0 || id >= Maxlocks)
-    die(call, "lock id %d out of range; valid ids are 0 to %d (%s - 1)", id, Maxlocks - 1, call.surface->lock_limit);
+  if (id < 0 || id >= Maxlocks) die_text(lock_id_error(call, id));
 }
 
 void check_cv(ApiCall call, int cv) {
   require_running(call);
-  if (cv < 0 || cv >= Maxcondvs)
-    die(call, "condition variable %d out of range; valid ids are 0 to %d (%s - 1)", cv, Maxcondvs - 1,
-        call.surface->cv_limit);
+  if (cv < 0 || cv >= Maxcondvs) die_text(cv_id_error(call, cv));
 }
 
 void init(ApiCall call) {
-  if (g_initialized) die(call, "called twice; %s", call.surface->init_once);
+  if (g_initialized) die_text(init_again_error(call, g_finalized));
   g_initialized = true;
   g_start = std::chrono::steady_clock::now();
 }
@@ -137,8 +146,7 @@ void unlock(ApiCall call, int id) {
 
 void barrier(ApiCall call) {
   require_running(call);
-  if (g_lock_depth != 0)
-    die(call, "barrier inside a critical section; a barrier cannot be used %s", call.surface->critical_section);
+  if (g_lock_depth != 0) die_text(barrier_in_lock_error(call, describe_held()));
 }
 
 void cv_set(ApiCall call, int cv, bool set) {

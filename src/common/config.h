@@ -104,7 +104,7 @@ std::string describe_unknown(const Config::UnknownVariable& unknown);
 // tests). Returns the first invalid variable as an error. `names` are the
 // SCOPEDSM_* variables set (scopedsm_variable_names() in production): those
 // no part of ScopeDSM knows are listed in out->unknown, and are an error
-// naming the first of them and its closest known variable when
+// naming each of them and its closest known variable when
 // SCOPEDSM_STRICT=on.
 using EnvLookup = std::function<std::optional<std::string>(const char*)>;
 Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std::string>& names = {});

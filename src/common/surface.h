@@ -19,7 +19,6 @@
 namespace scopedsm {
 
 struct Surface {
-  const char* name;  // "the C API (scopedsm.h)"
   // Calls, as the program writes them.
   const char* init;      // initializes ScopeDSM
   const char* finalize;  // shuts it down
@@ -38,7 +37,6 @@ struct Surface {
 };
 
 inline constexpr Surface kCSurface{
-    "the C API (scopedsm.h)",
     "scopedsm_init",
     "scopedsm_finalize",
     "scopedsm_barrier",
@@ -55,7 +53,6 @@ inline constexpr Surface kCSurface{
 };
 
 inline constexpr Surface kCxxSurface{
-    "the C++ API (scopedsm.hpp)",
     "scopedsm::Runtime",
     "scopedsm::Runtime::~Runtime",
     "scopedsm::barrier",
@@ -73,7 +70,6 @@ inline constexpr Surface kCxxSurface{
 };
 
 inline constexpr Surface kJiaSurface{
-    "the JIAJIA API (jia.h)",
     "jia_init",
     "jia_exit",
     "jia_barrier",
@@ -105,5 +101,17 @@ struct ApiCall {
 inline constexpr ApiCall c_call(const char* name) { return ApiCall{&kCSurface, name}; }
 inline constexpr ApiCall cxx_call(const char* name) { return ApiCall{&kCxxSurface, name}; }
 inline constexpr ApiCall jia_call(const char* name) { return ApiCall{&kJiaSurface, name}; }
+
+// The misuse reports both builds give, the runtime (libscopedsm) and the
+// sequential library (libscopedsm_seq), so that they say the same thing in
+// the same words. Each begins with the call's name. (surface.cc, in the
+// scopedsm_plan library both link.)
+std::string lock_id_error(ApiCall call, int lock);  // "scopedsm_lock(1024): lock id out of range; ..."
+std::string cv_id_error(ApiCall call, int cv);
+std::string before_init_error(ApiCall call);        // "jia_lock: called before jia_init; ..."
+std::string after_finalize_error(ApiCall call);
+std::string init_again_error(ApiCall call, bool shut_down);
+// `held` describes the locks held ("locks held (outermost first): 1").
+std::string barrier_in_lock_error(ApiCall call, const std::string& held);
 
 }  // namespace scopedsm

@@ -55,7 +55,15 @@ HomeShare::HomeShare(std::byte* base, uint64_t num_pages) : capacity_(num_pages)
   probe_ = reinterpret_cast<std::atomic<uint32_t>*>(base + probe_offset(num_pages));
 }
 
-void HomeShare::record_copy(uint32_t page, uint32_t epoch) const {
+void HomeShare::record_copies(uint32_t first, uint32_t count, uint32_t epoch) const {
+  for (uint32_t p = first; p < first + count; ++p) mark_copied(p, epoch);
+  // The copies are read after this point. Paired with the fence in drain():
+  // a home write a copy misses is after the home's fence, so the drain that
+  // follows that write sees the queued page (see the header).
+  full_fence(ring_->tail);
+}
+
+void HomeShare::mark_copied(uint32_t page, uint32_t epoch) const {
   std::atomic<uint32_t>& w = words_[page];
   uint32_t old = w.load(std::memory_order_seq_cst);
   bool queue = false;
@@ -80,10 +88,6 @@ void HomeShare::record_copy(uint32_t page, uint32_t epoch) const {
       now = w.load(std::memory_order_seq_cst);
     }
   }
-  // The copy is read after this point. Paired with the fence in drain(): a
-  // home write the copy misses is after the home's fence, so the drain that
-  // follows that write sees the queued page (see the header).
-  full_fence(ring_->tail);
 }
 
 void HomeShare::drain(std::vector<uint32_t>* out) const {
@@ -138,7 +142,9 @@ bool HomeShare::keep_untrapped_unless_seen(uint32_t page) const {
   full_fence(ring_->tail);
   if (!seen(page)) return true;
   // Trapped again. A copier that queued the page meanwhile leaves its bits;
-  // the next drain clears them.
+  // the next drain clears them and notices the page, although the home
+  // never wrote it untrapped: a rare spurious notice (other copies are
+  // dropped and fetched again), never a missed one.
   words_[page].fetch_and(~kShareUntrapped, std::memory_order_seq_cst);
   return false;
 }

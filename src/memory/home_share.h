@@ -15,10 +15,10 @@
 //                            copier that set kShareRetrap, once it queued it)
 //   bits 0-28  (epoch + 1) of the latest copy taken, 0 = never
 //
-// The contract that makes untrapped home writes safe: record_copy() runs
+// The contract that makes untrapped home writes safe: record_copies() runs
 // BEFORE the copy is read, and the home drains the retrap queue at the start
 // of every release (Coherence::close_interval). A home write the copy missed
-// happened after record_copy(), hence is either before the drain (then the
+// happened after record_copies(), hence is either before the drain (then the
 // drain sees the page and notices it) or after it (then it belongs to the
 // next interval, which the drain has re-trapped).
 //
@@ -35,7 +35,7 @@
 // the bit, so it can never hold more entries than pages and never overflows.
 //
 // Copies read one-sided (MPI_Get from another node, protocol/page_source.h)
-// cannot run record_copy(): MPI's atomics need the home's CPU. Such a reader
+// cannot run record_copies(): MPI's atomics need the home's CPU. Such a reader
 // first writes the page's `seen` byte (MPI_Put, flushed), then reads the
 // share word and the page; it uses the copy only if the word says trapped,
 // and otherwise fetches the page by message (which records it). The home,
@@ -51,7 +51,7 @@
 // seen bytes (seen_offset), and one probe word (probe_offset) that the
 // start-up check of one-sided progress writes (transport/rma.h).
 //
-// Thread ownership: record_copy() by any thread of any process of the node;
+// Thread ownership: record_copies() by any thread of any process of the node;
 // `seen` bytes written by any process (one-sided); drain(), try_untrap*()
 // and reset() by the home's application thread only.
 #pragma once
@@ -80,10 +80,11 @@ class HomeShare {
   bool valid() const { return words_ != nullptr; }
   std::atomic<uint32_t>& word(uint64_t page) const { return words_[page]; }
 
-  // Records that a copy of `page` is being taken by a process at barrier
-  // epoch `epoch`. Call before reading the page. If the home was not
-  // trapping writes, queues the page for re-trapping (once).
-  void record_copy(uint32_t page, uint32_t epoch) const;
+  // Records that copies of pages [first, first + count) are being taken by
+  // a process at barrier epoch `epoch`, then fences once. Call before
+  // reading the pages. Pages the home was not trapping are queued for
+  // re-trapping (once each).
+  void record_copies(uint32_t first, uint32_t count, uint32_t epoch) const;
 
   // Home only: the pages queued since the last drain; clears their retrap bit.
   void drain(std::vector<uint32_t>* out) const;
@@ -113,6 +114,8 @@ class HomeShare {
   };
   std::atomic<uint32_t>* words_ = nullptr;
   RingHeader* ring_ = nullptr;
+  // record_copies() for one page, without the fence.
+  void mark_copied(uint32_t page, uint32_t epoch) const;
   // Undoes an untrap whose page turned out to be read one-sided.
   bool keep_untrapped_unless_seen(uint32_t page) const;
 

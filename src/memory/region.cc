@@ -131,7 +131,7 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
 }
 
 std::byte* Region::map_share(int fd) const {
-  void* p = mmap(nullptr, file_bytes_ - bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd,
+  void* p = mmap(nullptr, share_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd,
                  static_cast<off_t>(bytes_));
   return p == MAP_FAILED ? nullptr : static_cast<std::byte*>(p);
 }
@@ -168,7 +168,7 @@ void Region::unmap_peers() {
   for (std::byte* p : peers_)
     if (p != nullptr && p != alias_) munmap(p, bytes_);
   for (std::byte* p : peer_share_maps_)
-    if (p != nullptr && p != share_map_) munmap(p, file_bytes_ - bytes_);
+    if (p != nullptr && p != share_map_) munmap(p, share_bytes());
   peers_.clear();
   peer_share_maps_.clear();
   peer_shares_.clear();
@@ -178,7 +178,7 @@ void Region::release() {
   unmap_peers();
   if (base_ != nullptr) munmap(base_, bytes_);
   if (alias_ != nullptr) munmap(alias_, bytes_);
-  if (share_map_ != nullptr) munmap(share_map_, file_bytes_ - bytes_);
+  if (share_map_ != nullptr) munmap(share_map_, share_bytes());
   share_map_ = nullptr;
   if (prots_ != nullptr) munmap(prots_, num_pages_);
   if (memfd_ >= 0) close(memfd_);

@@ -187,35 +187,28 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   const int home = m.home.load(std::memory_order_relaxed);
   PageSource* source = source_for(home);
   const uint32_t count = run_length(page, home);
-  uint32_t slot;
   {
     TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns,
                    source == &node_source_ ? TraceKind::kNodeCopy : TraceKind::kFetch, static_cast<uint32_t>(page),
                    static_cast<uint32_t>(home));
-    slot = obtain_slot(page);
-    bool pending = m.pending_diff;
-    for (uint32_t i = 1; i < count; ++i) {
+    bool pending = false;
+    for (uint32_t i = 0; i < count; ++i) {
       obtain_slot(page + i);
       pending = pending || (*pages_)[page + i].pending_diff;
     }
     // Our own diff of these pages may still wait in the pending pool; the
     // home must apply it before it answers, or we would lose our writes.
-    // Sending it first is enough for a message: the home serves our
-    // messages in order. A one-sided read is not ordered after our
-    // messages, so it also waits until the home has acknowledged every diff
-    // we sent it (one sent at an eviction may still be on its way). (Diffs
-    // to a home on this node are never pending: they are merged at once.)
+    // The source orders its read after the DIFF (a message is served in
+    // order; a one-sided read waits for the home's acknowledgement). Diffs
+    // to a home on this node are never pending: they are merged at once.
     if (pending) send_pending(home);
-    if (source == rma_source_.get()) transport_->acks().wait_for(home);
-    const uint64_t fallbacks = rma_source_ ? rma_source_->fallbacks() : 0;
-    source->fetch(page, count, home, epoch_, region_->alias(page));
+    const uint32_t fallbacks = source->fetch(page, count, home, epoch_, region_->alias(page));
     ++stats_->remote_fetches;
     stats_->prefetched += count - 1;
     if (source == &node_source_) stats_->node_fetches += count;
     if (source == rma_source_.get()) {
-      const uint64_t f = rma_source_->fallbacks() - fallbacks;
-      stats_->rma_fetches += count - f;
-      stats_->rma_fallbacks += f;
+      stats_->rma_fetches += count - fallbacks;
+      stats_->rma_fallbacks += fallbacks;
     }
   }
 
@@ -223,23 +216,14 @@ void Coherence::fetch(uint64_t page, bool for_write) {
     // The run's pages are readable at once, but for the last: it stays a
     // tripwire (kPrefetched, no access) whose first touch says the run was
     // used (touch_prefetched).
-    std::vector<uint32_t> readable;
-    for (uint32_t i = 1; i + 1 < count; ++i) readable.push_back(static_cast<uint32_t>(page + i));
-    transition_runs(readable, PageState::kReadOnly, "page fault");
+    transition_range(page + 1, count - 2, PageState::kReadOnly, "page fault");
     const uint64_t last = page + count - 1;
     transition(last, PageState::kPrefetched, "page fault");
     (*pages_)[last].run_pages = static_cast<uint8_t>(count - 1);
   }
 
-  if (for_write) {
-    std::memcpy(cache_->twin(slot), region_->alias(page), region_->page_size());
-    ++stats_->twins;
-    transition(page, PageState::kReadWrite, "page fault");
-    stack_->note(static_cast<uint32_t>(page));
-    mark_dirty(page);
-  } else {
-    transition(page, PageState::kReadOnly, "page fault");
-  }
+  if (for_write) make_writable(page);  // twin, then read-write: one protection change
+  else transition(page, PageState::kReadOnly, "page fault");
 }
 
 void Coherence::make_writable(uint64_t page) {
@@ -520,9 +504,13 @@ void Coherence::transition(uint64_t page, PageState to, const char* context) {
 }
 
 void Coherence::transition_runs(const std::vector<uint32_t>& sorted, PageState to, const char* context) {
-  const Prot prot = prot_for(to);
-  for_each_run(sorted, [&](uint64_t first, uint64_t count) { set_prot(first, count, prot, context); });
-  for (uint32_t p : sorted) (*pages_)[p].state = to;
+  for_each_run(sorted, [&](uint64_t first, uint64_t count) { transition_range(first, count, to, context); });
+}
+
+void Coherence::transition_range(uint64_t first, uint64_t count, PageState to, const char* context) {
+  if (count == 0) return;
+  set_prot(first, count, prot_for(to), context);
+  for (uint64_t p = first; p < first + count; ++p) (*pages_)[p].state = to;
 }
 
 void Coherence::set_prot(uint64_t first, uint64_t count, Prot prot, const char* context) {

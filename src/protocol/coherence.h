@@ -71,8 +71,6 @@ class Coherence {
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
-  // "rma" or "message": how pages homed on other nodes travel.
-  const char* remote_path() const { return rma_source_ ? rma_source_->name() : message_source_.name(); }
 
   // A fault on `page` of the shared region.
   void handle_fault(uint64_t page, Access access);
@@ -127,6 +125,7 @@ class Coherence {
   // the new state (prot_for). `context` names the cause in error reports.
   void transition(uint64_t page, PageState to, const char* context);
   void transition_runs(const std::vector<uint32_t>& sorted_pages, PageState to, const char* context);
+  void transition_range(uint64_t first, uint64_t count, PageState to, const char* context);
   void set_prot(uint64_t first, uint64_t count, Prot prot, const char* context);
   void relieve_map_pressure();
 

@@ -23,9 +23,9 @@ void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
     if (home != rank_ && home != kHomeUnknown)
       bad_request("GETP", in.source, "page " + std::to_string(p) + " is homed at rank " + std::to_string(home));
   }
-  // Record that the copies go out in this epoch (adaptive write
-  // detection), before they are read.
-  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p) region_->share().record_copy(p, msg.epoch);
+  // Record that the copies go out in this epoch (adaptive write detection),
+  // before they are read.
+  region_->share().record_copies(msg.page, msg.count, msg.epoch);
   // The run is contiguous in our memory: one message.
   transport_->send_page(in.source, region_->alias(msg.page), region_->page_size() * msg.count);
   stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);

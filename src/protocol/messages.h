@@ -7,7 +7,10 @@
 // the allocated region, ranks, lock and condition-variable ids, flags,
 // lengths, no trailing bytes) and returns an error Status instead of
 // trusting the sender. The service thread and the application thread decode
-// through these functions only; the fuzz target feeds them arbitrary bytes.
+// through these functions only, but for the acknowledgements (DIFFGRANT,
+// ACK), which have no payload and are counted by the transport's AckLedger:
+// it refuses one that carries bytes. The fuzz target feeds the decoders
+// arbitrary bytes.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +43,8 @@ struct Limits {
 //   u32, u64, i32 (x)       the value                    nothing
 //   epoch(x)                u32                          nothing: the receiver compares it with its own
 //   page(x)                 u32                          x >= Limits::pages
+//   run(first, n)           u32                          n == 0, n > kMaxFetchPages, first + n > Limits::pages;
+//                                                        follows the page(first) it counts from
 //   lock(x)                 u32                          x >= Limits::locks
 //   cv(x)                   u32                          x >= Limits::condvars
 //   rank(name, x)           i32                          x outside [0, Limits::ranks)

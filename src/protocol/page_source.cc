@@ -9,17 +9,17 @@
 
 namespace scopedsm {
 
-void NodeCopySource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+uint32_t NodeCopySource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
   const int local = node_->local_index(home);
-  if (!skip_record_)
-    for (uint64_t p = first; p < first + count; ++p) region_->peer_share(local).record_copy(static_cast<uint32_t>(p), epoch);
+  if (!skip_record_) region_->peer_share(local).record_copies(static_cast<uint32_t>(first), count, epoch);
   // The home and other writers may change other words of the pages while
   // we copy; docs/MEMORY_MODEL.md ("Copies taken while the home writes")
   // says why that is still correct under scope consistency.
   std::memcpy(dst, region_->peer_page(local, first), region_->page_size() * count);
+  return 0;
 }
 
-void MessageSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+uint32_t MessageSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
   const size_t bytes = page_size_ * count;
   MPI_Request req;
   MPI_Irecv(dst, static_cast<int>(bytes), MPI_BYTE, home, kTagPage, t_->comm(), &req);
@@ -32,10 +32,15 @@ void MessageSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epo
     fatal("protocol error: %u page(s) from %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", count, first,
           home, got, bytes);
   t_->traffic().count_received_page(bytes);
+  return 0;
 }
 
-void RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+uint32_t RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
   const size_t ps = region_->page_size();
+  // A one-sided read is not ordered after our messages to the home, as a
+  // GETP is: wait until the home has applied every DIFF we sent it (one
+  // sent at an eviction may still be on its way).
+  t_->acks().wait_for(home);
   // First the marks, in the home's memory before anything is read: from
   // now on the home cannot untrap the pages without seeing them. They stay
   // until the pages are allocated again, so once per page is enough.
@@ -59,7 +64,7 @@ void RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, 
   // Pages the home does not trap would go unrecorded: fetch them the
   // recorded way, each stretch of them with one message; the home traps
   // them from then on.
-  uint32_t kept = count;
+  uint32_t fallbacks = 0;
   for (uint32_t i = 0; i < count;) {
     if ((words[i] & kShareUntrapped) == 0 || skip_share_check_) {
       ++i;
@@ -67,12 +72,12 @@ void RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, 
     }
     uint32_t j = i + 1;
     while (j < count && (words[j] & kShareUntrapped) != 0) ++j;
-    fallbacks_ += j - i;
-    kept -= j - i;
+    fallbacks += j - i;
     fallback_->fetch(first + i, j - i, home, epoch, dst + i * ps);
     i = j;
   }
-  t_->traffic().count_received_page(ps * kept);
+  t_->traffic().count_received_page(ps * (count - fallbacks));
+  return fallbacks;
 }
 
 }  // namespace scopedsm

@@ -14,7 +14,7 @@
 //
 // Adaptive write detection must know of every copy of a page its home writes
 // untrapped. NodeCopySource and MessageSource record the copy at the home
-// (HomeShare::record_copy) before the page is read. RmaSource cannot (MPI's
+// (HomeShare::record_copies) before the page is read. RmaSource cannot (MPI's
 // atomics need the home's CPU): it marks the page `seen` at the home, so the
 // home never untraps it again, and uses its copy only if the page was
 // trapped; otherwise it fetches by message (memory/home_share.h says why
@@ -44,8 +44,10 @@ class PageSource {
   virtual const char* name() const = 0;
   // Copies pages [first, first + count), all homed at `home`, into `dst`
   // (this process's memory of the first page, not the application's view;
-  // the others follow it). `epoch` is the caller's barrier epoch.
-  virtual void fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) = 0;
+  // the others follow it). `epoch` is the caller's barrier epoch. Returns
+  // how many of the pages had to come through another source instead (a
+  // one-sided read falling back to messages); 0 for the others.
+  virtual uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) = 0;
 };
 
 class NodeCopySource final : public PageSource {
@@ -54,7 +56,7 @@ class NodeCopySource final : public PageSource {
   NodeCopySource(const Region* region, const NodeTopology* node, bool skip_record)
       : region_(region), node_(node), skip_record_(skip_record) {}
   const char* name() const override { return "node-copy"; }
-  void fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
+  uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
 
  private:
   const Region* region_;
@@ -66,7 +68,7 @@ class MessageSource final : public PageSource {
  public:
   MessageSource(Transport* transport, size_t page_size) : t_(transport), page_size_(page_size) {}
   const char* name() const override { return "message"; }
-  void fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
+  uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
 
  private:
   Transport* t_;
@@ -87,9 +89,8 @@ class RmaSource final : public PageSource {
         skip_seen_mark_((test_faults & static_cast<uint32_t>(TestFault::kSkipSeenMark)) != 0),
         skip_share_check_((test_faults & static_cast<uint32_t>(TestFault::kRmaIgnoreUntrapped)) != 0) {}
   const char* name() const override { return "rma"; }
-  void fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
-  // Pages found untrapped, hence fetched by message instead.
-  uint64_t fallbacks() const { return fallbacks_; }
+  // Returns the pages found untrapped, hence fetched by message instead.
+  uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
 
  private:
   const RmaWindows* windows_;
@@ -99,7 +100,6 @@ class RmaSource final : public PageSource {
   PageSource* fallback_;
   const bool skip_seen_mark_;
   const bool skip_share_check_;
-  uint64_t fallbacks_ = 0;
 };
 
 }  // namespace scopedsm

@@ -68,17 +68,15 @@ Runtime& Runtime::require_running(ApiCall call) {
   Lifecycle l = g_lifecycle.load();
   if (l == Lifecycle::kRunning) return *g_runtime;
   guess_rank_for_messages();
-  if (l == Lifecycle::kNotStarted)
-    fatal("%s: called %s; initialize ScopeDSM first", call.name, call.surface->before_init);
-  fatal("%s: called %s; ScopeDSM has shut down", call.name, call.surface->after_finalize);
+  if (l == Lifecycle::kNotStarted) fatal("%s", before_init_error(call).c_str());
+  fatal("%s", after_finalize_error(call).c_str());
 }
 
 void Runtime::init(int* argc, char*** argv, ApiCall call) {
   Lifecycle l = g_lifecycle.load();
   if (l != Lifecycle::kNotStarted) {
     guess_rank_for_messages();
-    fatal("%s: ScopeDSM is already %s; %s", call.name, l == Lifecycle::kRunning ? "initialized" : "shut down",
-          call.surface->init_once);
+    fatal("%s", init_again_error(call, l != Lifecycle::kRunning).c_str());
   }
   g_runtime = new Runtime();
   g_runtime->start(argc, argv, call);

@@ -119,10 +119,13 @@ void Service::check_stalls() {
   std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;
   // The waiters' own timeout comes Waiter::kWatchedGraceNs later, so the
-  // managers' more precise report ends the job.
+  // managers' more precise report ends the job. The time is read again
+  // under the serve mutex: whoever held it may have recorded an arrival or
+  // a request after `now` above, and a stall's age must not go negative.
   const StallLimit stall{p_.timeout_s};
-  rendezvous_.check_stalls(now, stall);
-  locks_.check_stalls(now, stall);
+  const uint64_t at = now_ns();
+  rendezvous_.check_stalls(at, stall);
+  locks_.check_stalls(at, stall);
 }
 
 void Service::run() {

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "stats/json_text.h"
 
 namespace scopedsm {
 
@@ -137,12 +138,6 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-// Counters and program arguments come from outside: text that is not UTF-8
-// is written with replacement characters rather than refused.
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
 // One rank's object; `host` is left out when unknown.
 Json rank_object(const StatsRecord& r, const std::string* host) {
   const Breakdown b = breakdown(r);
@@ -187,7 +182,7 @@ Json node_list(const std::vector<StatsRecord>& records, const std::vector<std::s
 
 }  // namespace
 
-std::string record_json(const StatsRecord& r) { return dump(rank_object(r, nullptr)); }
+std::string record_json(const StatsRecord& r) { return json_text(rank_object(r, nullptr)); }
 
 std::string format_json(const std::vector<StatsRecord>& records, const RunInfo& run) {
   Json j;
@@ -206,7 +201,7 @@ std::string format_json(const std::vector<StatsRecord>& records, const RunInfo& 
     ranks.push_back(rank_object(r, rank < run.hosts.size() ? &run.hosts[rank] : nullptr));
   }
   j["ranks"] = std::move(ranks);
-  return dump(j) + "\n";
+  return json_text(j) + "\n";
 }
 
 }  // namespace scopedsm

@@ -1,16 +1,14 @@
 #include "stats/trace.h"
 
 #include <cerrno>
-#include <nlohmann/json.hpp>
 
 #include "common/files.h"
+#include "stats/json_text.h"
 #include "transport/wire.h"
 
 namespace scopedsm {
 
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 constexpr TraceKindInfo kKinds[kTraceKindCount] = {
     {"read fault", "fault", "page", nullptr},
@@ -28,8 +26,6 @@ constexpr TraceKindInfo kKinds[kTraceKindCount] = {
     {"wait", "barrier", nullptr, nullptr},
     {"serve", "serve", "type", "from"},
 };
-
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 double micros(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
@@ -79,18 +75,23 @@ Status TraceWriter::open(const std::string& path) {
 }
 
 void TraceWriter::put(const std::string& text) {
-  if (!first_) std::fputs(",\n", f_);
+  if (!first_) write(",\n");
   first_ = false;
-  std::fwrite(text.data(), 1, text.size(), f_);
+  write(text);
+}
+
+void TraceWriter::write(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), f_) != text.size() && write_errno_ == 0)
+    write_errno_ = errno != 0 ? errno : EIO;  // the reason now, not whatever errno says at close
 }
 
 void TraceWriter::add_rank(int rank, const std::string& host, uint64_t origin_ns,
                            const std::vector<TraceEvent>& events, uint64_t dropped) {
   dropped_ += dropped;
-  put(dump(metadata("process_name", rank, -1, {{"name", "rank " + std::to_string(rank) + " (" + host + ")"}})));
-  put(dump(metadata("process_sort_index", rank, -1, {{"sort_index", rank}})));
-  put(dump(metadata("thread_name", rank, 0, {{"name", "application"}})));
-  put(dump(metadata("thread_name", rank, 1, {{"name", "service"}})));
+  put(json_text(metadata("process_name", rank, -1, {{"name", "rank " + std::to_string(rank) + " (" + host + ")"}})));
+  put(json_text(metadata("process_sort_index", rank, -1, {{"sort_index", rank}})));
+  put(json_text(metadata("thread_name", rank, 0, {{"name", "application"}})));
+  put(json_text(metadata("thread_name", rank, 1, {{"name", "service"}})));
   for (const TraceEvent& e : events) {
     if (static_cast<int>(e.kind) >= kTraceKindCount) continue;
     const TraceKindInfo& k = trace_kind_info(e.kind);
@@ -106,7 +107,7 @@ void TraceWriter::add_rank(int rank, const std::string& host, uint64_t origin_ns
     if (k.arg != nullptr && e.kind != TraceKind::kServe) args[k.arg] = e.arg;
     if (k.arg2 != nullptr) args[k.arg2] = e.arg2;
     j["args"] = std::move(args);
-    put(dump(j));
+    put(json_text(j));
   }
 }
 
@@ -116,14 +117,13 @@ Status TraceWriter::close(const std::string& program, int processes) {
   other["program"] = program;
   other["processes"] = processes;
   other["dropped_events"] = dropped_;
-  const std::string tail = "\n],\"displayTimeUnit\":\"ms\",\"otherData\":" + dump(other) + "}\n";
-  std::fwrite(tail.data(), 1, tail.size(), f_);
-  const bool failed = std::ferror(f_) != 0;
-  const int err = errno;
-  const int closed = std::fclose(f_);
+  const std::string tail = "\n],\"displayTimeUnit\":\"ms\",\"otherData\":" + json_text(other) + "}\n";
+  write(tail);
+  const int closed = std::fclose(f_);  // flushes: a full disk may only show here
+  const int close_errno = errno;
   f_ = nullptr;
-  if (closed != 0) return file_error(path_, errno);
-  if (failed) return file_error(path_, err != 0 ? err : EIO);
+  if (write_errno_ != 0) return file_error(path_, write_errno_);
+  if (closed != 0) return file_error(path_, close_errno);
   return Status::Ok();
 }
 

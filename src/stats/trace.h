@@ -4,7 +4,7 @@
 // (TraceWriter); docs/CONFIG.md describes the file.
 //
 // Cost: with tracing off a site tests one pointer (TraceLog* null) and does
-// nothing else. With it on, an event is four stores into a chunk of memory
+// nothing else. With it on, an event is six stores into a chunk of memory
 // reserved in advance; a full chunk costs one allocation. No locks: each
 // TraceLog has one writer at a time (the application thread's log only that
 // thread; the serving log whichever thread holds the service's serve mutex).
@@ -26,7 +26,7 @@ namespace scopedsm {
 enum class TraceKind : uint8_t {
   kReadFault,   // fault: a read of an invalid page (arg page)
   kWriteFault,  // fault: a write to a page not writable (arg page)
-  kFetch,       // fetch: a page by message from its home (arg page, arg2 home)
+  kFetch,       // fetch: a page or a run from a home on another node, by message or one-sided (arg first page, arg2 home)
   kNodeCopy,    // fetch: a page copied from a home on this node (arg page, arg2 home)
   kDiffMake,    // diff: a written page diffed against its twin (arg page, arg2 bytes changed)
   kDiffApply,   // diff: a DIFF message applied at its home (arg from rank, arg2 bytes changed)
@@ -144,7 +144,9 @@ class TraceWriter {
 
  private:
   void put(const std::string& text);
+  void write(const std::string& text);
   std::FILE* f_ = nullptr;
+  int write_errno_ = 0;  // the first failed write's reason
   std::string path_;
   bool first_ = true;
   uint64_t dropped_ = 0;

@@ -149,9 +149,9 @@ void LockManager::check_stalls(uint64_t now, const StallLimit& stall) {
   for (auto& [lock, l] : locks_) {
     if (l.waiters.empty()) continue;
     Waiter& w = l.waiters.front();
-    const StallLimit::Verdict v = stall.judge(now - w.since_ns, &w.warned);
+    const StallLimit::Verdict v = stall.judge(StallLimit::age(now, w.since_ns), &w.warned);
     if (v == StallLimit::kQuiet) continue;
-    const std::string waited = stall.waited(now - w.since_ns, v);
+    const std::string waited = stall.waited(StallLimit::age(now, w.since_ns), v);
     if (v == StallLimit::kWarn)
       SCOPEDSM_LOG(LogLevel::kWarn, "rank %d %s for lock %d (homed here), which is held by rank %d; %s unless rank %d "
                    "releases it",

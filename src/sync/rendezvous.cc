@@ -52,13 +52,15 @@ void report_stall(const char* call, uint64_t waited_ns, const std::vector<bool>&
 
 void RendezvousManager::check_stalls(uint64_t now, const StallLimit& stall) {
   if (arrived_ != 0) {
-    const StallLimit::Verdict v = stall.judge(now - first_arrival_ns_, &warned_);
-    if (v != StallLimit::kQuiet) report_stall(call_.c_str(), now - first_arrival_ns_, arrived_from_, stall, v);
+    const uint64_t age = StallLimit::age(now, first_arrival_ns_);
+    const StallLimit::Verdict v = stall.judge(age, &warned_);
+    if (v != StallLimit::kQuiet) report_stall(call_.c_str(), age, arrived_from_, stall, v);
   }
   // A barrier this process has completed was complete for everybody.
   if (!stalled_.empty() && stalled_epoch_ >= p_.barriers_done->load(std::memory_order_acquire)) {
-    const StallLimit::Verdict v = stall.judge(now - stalled_since_ns_, &stall_warned_);
-    if (v != StallLimit::kQuiet) report_stall(p_.surface->barrier, now - stalled_since_ns_, stalled_, stall, v);
+    const uint64_t age = StallLimit::age(now, stalled_since_ns_);
+    const StallLimit::Verdict v = stall.judge(age, &stall_warned_);
+    if (v != StallLimit::kQuiet) report_stall(p_.surface->barrier, age, stalled_, stall, v);
   }
 }
 

@@ -19,6 +19,12 @@ struct StallLimit {
 
   double limit_s = 0;  // SCOPEDSM_TIMEOUT (at most 10^7 s); 0: never
 
+  // How long a stall that began at `since_ns` has lasted at `now_ns`. A
+  // backstop: Service::check_stalls reads the clock under the serve mutex,
+  // under which every stall's start is recorded, so `since_ns` is never
+  // later; were it ever, 0 rather than a wrap-around to 584 years.
+  static uint64_t age(uint64_t now_ns, uint64_t since_ns) { return now_ns > since_ns ? now_ns - since_ns : 0; }
+
   // What to do about a stall of `waited_ns`; `warned` is the stall's own
   // flag, set when the warning is due, so that it comes once. The warning
   // is due at 4/5 of the limit, in whole nanoseconds (no rounding of 0.8).

@@ -1,5 +1,7 @@
 #include "sync/sync_client.h"
 
+#include <cstdio>
+
 #include "common/clock.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -16,20 +18,22 @@ static_assert(Maxcondvs == kMaxCondvars, "include/jia.h's Maxcondvs differs from
 
 namespace {
 
-// Decodes a reply of type `expected`; a malformed one ends the job.
+// Decodes a reply whose payload is M; a malformed one ends the job.
 template <typename M>
-M decode_reply(const SyncParts& p, MsgType expected, const Incoming& in) {
+M decode_reply(const SyncParts& p, const Incoming& in) {
+  constexpr MsgType expected = MessageInfo<M>::type;
   M msg;
   Status st = decode_message(in.bytes, p.limits(), &msg);
   if (!st.ok()) fatal("protocol error: malformed %s from rank %d: %s", msg_type_name(expected), in.source, st.message().c_str());
   return msg;
 }
 
-// Waits for the reply of type `expected` from `from` and decodes it.
-// `watched`: a manager reports the wait if it stalls (Service::check_stalls).
+// Waits for the reply whose payload is M from `from` (-1: anyone) and
+// decodes it. `watched`: a manager reports the wait if it stalls
+// (Service::check_stalls).
 template <typename M>
-M await_decoded(const SyncParts& p, MsgType expected, int from, const char* what, bool watched) {
-  return decode_reply<M>(p, expected, p.transport->await_reply(expected, from, what, watched));
+M await_decoded(const SyncParts& p, int from, const char* what, bool watched) {
+  return decode_reply<M>(p, p.transport->await_reply(MessageInfo<M>::type, from, what, watched));
 }
 
 std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writer) {
@@ -46,14 +50,12 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
 
 void SyncClient::check_lock_id(ApiCall call, int lock) const {
   if (lock < 0 || lock >= kMaxLocks)
-    fatal("%s(%d): lock id out of range; valid ids are 0 to %d (%s - 1)", call.name, lock, kMaxLocks - 1,
-          call.surface->lock_limit);
+    fatal("%s", lock_id_error(call, lock).c_str());
 }
 
 void SyncClient::check_cv_id(ApiCall call, int cv) const {
   if (cv < 0 || cv >= kMaxCondvars)
-    fatal("%s(%d): condition variable out of range; valid ids are 0 to %d (%s - 1)", call.name, cv, kMaxCondvars - 1,
-          call.surface->cv_limit);
+    fatal("%s", cv_id_error(call, cv).c_str());
 }
 
 void SyncClient::lock(ApiCall call, int lock) {
@@ -79,8 +81,9 @@ void SyncClient::lock(ApiCall call, int lock) {
   // (a hand-over, §4 of docs/PROTOCOL.md): from anyone. The home watches
   // the wait (LockManager::check_stalls).
   if (!granted) {
-    const std::string what = "lock " + std::to_string(lock) + " (ACQGRANT)";
-    grant = await_decoded<AcquireGrantMsg>(p_, MsgType::kAcquireGrant, -1, what.c_str(), true);
+    char what[48];  // for a timeout report only: no allocation on every acquire
+    std::snprintf(what, sizeof what, "lock %d (ACQGRANT)", lock);
+    grant = await_decoded<AcquireGrantMsg>(p_, -1, what, true);
   }
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
   seen_[static_cast<size_t>(lock)] = grant.version;
@@ -138,9 +141,7 @@ void SyncClient::unlock(ApiCall call, int lock) {
 
 void SyncClient::barrier(ApiCall call) {
   if (stack_->depth() > 1)
-    fatal("%s: called inside a critical section (%s); a barrier cannot be used %s (use %s there, which has no "
-          "coherence actions)",
-          call.name, stack_->describe().c_str(), call.surface->critical_section, call.surface->wait);
+    fatal("%s", barrier_in_lock_error(call, stack_->describe()).c_str());
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kBarrier, c_->epoch());
   ++stats_->barriers;
   c_->close_interval();
@@ -170,7 +171,7 @@ void SyncClient::wait(ApiCall call) {
   t.acks().wait_except(0);
   t.send(0, kTagRequest, encode(WaitMsg{}, t.next_seq()));
   const std::string what = std::string("the other processes at ") + call.name + " (WAITGRANT)";
-  await_rendezvous(MsgType::kWaitGrant, call.name, what.c_str());
+  decode_reply<WaitGrantMsg>(p_, await_rendezvous(MsgType::kWaitGrant, call.name, what.c_str()));  // no stray payload
 }
 
 void SyncClient::release_to_cv(int cv) {
@@ -208,7 +209,7 @@ void SyncClient::cv_wait(ApiCall call, int cv) {
   const int home = CondvarManager::home_of(cv, p_.size);
   Transport& t = *p_.transport;
   t.send(home, kTagRequest, encode(CvWaitMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
-  auto grant = await_decoded<CvGrantMsg>(p_, MsgType::kCvGrant, home, "a condition variable to be set (CVGRANT)", false);
+  auto grant = await_decoded<CvGrantMsg>(p_, home, "a condition variable to be set (CVGRANT)", false);
   if (grant.cv != static_cast<uint32_t>(cv)) fatal("protocol error: CVGRANT for %u while waiting on %d", grant.cv, cv);
   c_->invalidate(grant.notices);
 }
@@ -219,7 +220,7 @@ std::vector<std::vector<std::byte>> SyncClient::collective(const std::string& de
   t.send(0, kTagRequest, encode(CollectiveMsg{description, blob}, t.next_seq()));
   Incoming in = await_rendezvous(MsgType::kCollectiveDone, description,
                                  "the other processes at a collective call (COLLGRANT)");
-  return decode_reply<CollectiveDoneMsg>(p_, MsgType::kCollectiveDone, in).blobs;
+  return decode_reply<CollectiveDoneMsg>(p_, in).blobs;
 }
 
 }  // namespace scopedsm

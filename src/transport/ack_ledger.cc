@@ -17,17 +17,20 @@ void AckLedger::expect(int dest) {
   ++owed_[static_cast<size_t>(dest)];
 }
 
-Status AckLedger::consume(MsgType type, int source) {
+Status AckLedger::consume(MsgType type, int source, size_t payload_bytes) {
   if (!is_ack(type)) return Status::Error(std::string(msg_type_name(type)) + " is not an acknowledgement");
+  if (payload_bytes != 0)
+    return Status::Error(std::string(msg_type_name(type)) + " from rank " + std::to_string(source) + " carries " +
+                         std::to_string(payload_bytes) + " byte(s); it has no payload");
   if (source < 0 || static_cast<size_t>(source) >= owed_.size() || owed_[static_cast<size_t>(source)] <= 0)
     return Status::Error(std::string("unexpected ") + msg_type_name(type) + " from rank " + std::to_string(source));
   --owed_[static_cast<size_t>(source)];
   return Status::Ok();
 }
 
-bool AckLedger::absorb(MsgType type, int source) {
+bool AckLedger::absorb(MsgType type, int source, size_t payload_bytes) {
   if (!is_ack(type)) return false;
-  if (Status s = consume(type, source); !s.ok()) fatal("protocol error: %s", s.message().c_str());
+  if (Status s = consume(type, source, payload_bytes); !s.ok()) fatal("protocol error: %s", s.message().c_str());
   return true;
 }
 
@@ -48,7 +51,7 @@ void AckLedger::wait_for(int dest) {
 void AckLedger::read_ack() {
   // An acknowledgement from anyone may come first; it counts where it belongs.
   const Reply r = read_reply_("requests to be applied (DIFFGRANT or ACK)");
-  if (!absorb(r.type, r.source))
+  if (!absorb(r.type, r.source, r.payload_bytes))
     fatal("protocol error: waiting for acknowledgements (DIFFGRANT or ACK) but received %s from rank %d",
           msg_type_name(r.type), r.source);
 }

@@ -22,6 +22,7 @@
 // reads replies (the service thread only sends the acknowledgements).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -36,6 +37,7 @@ class AckLedger {
   struct Reply {
     MsgType type;
     int source;
+    size_t payload_bytes = 0;  // an acknowledgement has none
   };
   // Waits for the next reply addressed to the application thread, whatever
   // it is; `what` describes the wait for the timeout report.
@@ -49,13 +51,14 @@ class AckLedger {
 
   // A state-changing request was sent to `dest`: it owes one acknowledgement.
   void expect(int dest);
-  // An acknowledgement of type `type` arrived from `source`. An error if
-  // `source` owed none (or `type` is not an acknowledgement).
-  Status consume(MsgType type, int source);
+  // An acknowledgement of type `type` arrived from `source`, with
+  // `payload_bytes` after its header. An error if `source` owed none, if
+  // `type` is not an acknowledgement, or if it carries a payload.
+  Status consume(MsgType type, int source, size_t payload_bytes = 0);
   // For the reader of replies: true if the reply was an acknowledgement,
   // now counted (one nobody owed is a protocol error that ends the job);
   // false if it is for the reader.
-  bool absorb(MsgType type, int source);
+  bool absorb(MsgType type, int source, size_t payload_bytes = 0);
 
   // Acknowledgements `dest` still owes.
   int owed(int dest) const { return owed_[static_cast<size_t>(dest)]; }

@@ -40,7 +40,6 @@ class RmaWindows {
   // (`share_bytes`) stay mapped until free(). Fails, without leaving a
   // window behind, if any process cannot create either window.
   Status create(MPI_Comm comm, void* pages, uint64_t page_bytes, void* share, uint64_t share_bytes);
-  bool active() const { return pages_win_ != MPI_WIN_NULL; }
 
   // Collective: true if one-sided reads and writes completed in every tried
   // pair while their target stayed out of MPI (see above). `probe_word` is

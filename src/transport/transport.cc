@@ -29,7 +29,7 @@ Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& c
   acks_.init(size_, [this](const char* what) {
     MsgType type;
     Incoming in = next_reply(what, -1, &type, false);
-    return AckLedger::Reply{type, in.source};
+    return AckLedger::Reply{type, in.source, in.bytes.size() - sizeof(MsgHeader)};
   });
   delay_.configure(config.test_delay_us);
   return Status::Ok();
@@ -144,7 +144,7 @@ Incoming Transport::await_typed(MsgType expected, int from, const char* what, bo
   for (;;) {
     MsgType type;
     Incoming in = next_reply(what, from, &type, watched, watch);
-    if (acks_.absorb(type, in.source)) continue;
+    if (acks_.absorb(type, in.source, in.bytes.size() - sizeof(MsgHeader))) continue;
     if (type != expected || (from >= 0 && in.source != from))
       fatal("protocol error: waiting for %s from rank %d but received %s from rank %d", msg_type_name(expected), from,
             msg_type_name(type), in.source);

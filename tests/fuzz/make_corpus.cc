@@ -143,6 +143,7 @@ void other_setups(Out* o) {
   o->write("BARR-1-rank", encode(BarrierMsg{3, 0, 0, {{0, 0}, {1, kMultipleWriters}}}, 1), SetupIndex{4, 0, 0, 0, 0, kAcceptAll});
   o->write("ACQ-1-lock", encode(AcquireMsg{0, 0, 0}, 1), SetupIndex{4, 3, 0, 1, 1, kAcceptAll});
   o->write("GETP-no-pages", encode(GetPageMsg{0, 0}, 1), SetupIndex{0, 3, 0, 0, 0, kAcceptAll});
+  o->write("GETP-run-to-end", encode(GetPageMsg{96, 0, 4}, 1));
   o->write("COLLGRANT-many-ranks", encode(CollectiveDoneMsg{std::vector<Bytes>(16, stats_blob(5))}, 1),
            SetupIndex{4, 5, 0, 0, 0, kAcceptAll});
 }
@@ -155,7 +156,10 @@ void bad_fields(Out* o) {
     return w.finish(1);
   };
   o->write("bad-GETP-page-eq-pages", encode(GetPageMsg{100, 0}, 1));
-  o->write("bad-GETP-trailing", raw(MsgType::kGetPage, 1u, 0u, uint8_t{0}));
+  o->write("bad-GETP-trailing", raw(MsgType::kGetPage, 1u, 0u, 1u, uint8_t{0}));
+  o->write("bad-GETP-run-past-end", encode(GetPageMsg{96, 0, 5}, 1));
+  o->write("bad-GETP-run-zero", encode(GetPageMsg{1, 0, 0}, 1));
+  o->write("bad-GETP-run-too-long", encode(GetPageMsg{0, 0, kMaxFetchPages + 1}, 1));
   o->write("bad-GETP-short", raw(MsgType::kGetPage, 1u));
   o->write("bad-ACQ-lock", encode(AcquireMsg{kMaxLocks, 0, 0}, 1));
   o->write("bad-notices-count-huge", raw(MsgType::kBarrier, 0u, 0u, 0u, 0xffffffffu, 1u, 0));

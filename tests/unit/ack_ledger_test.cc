@@ -72,6 +72,17 @@ TEST(AckLedger, AnAcknowledgementNobodyOwedIsAnError) {
   EXPECT_FALSE(l.consume(MsgType::kAck, 3).ok());
 }
 
+TEST(AckLedger, AnAcknowledgementWithAPayloadIsAnError) {
+  ScriptedLedger s(3);
+  AckLedger& l = s.ledger;
+  l.expect(1);
+  Status st = l.consume(MsgType::kDiffAck, 1, 4);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "DIFFGRANT from rank 1 carries 4 byte(s); it has no payload");
+  EXPECT_EQ(l.owed(1), 1) << "a rejected acknowledgement must not be counted";
+  EXPECT_TRUE(l.consume(MsgType::kDiffAck, 1, 0).ok());
+}
+
 TEST(AckLedger, OtherRepliesAreNotConsumed) {
   ScriptedLedger s(2);
   AckLedger& l = s.ledger;

@@ -144,6 +144,16 @@ TEST(StallLimit, WarnsOnceAt80PercentThenEndsTheJobAtTheLimit) {
   EXPECT_EQ(StallLimit{0}.judge(UINT64_MAX, &never), StallLimit::kQuiet) << "SCOPEDSM_TIMEOUT=0 waits forever";
 }
 
+// A stall recorded after the checker read the clock (the application thread,
+// serving, recorded an arrival meanwhile) has not begun: it must not wrap
+// around to 584 years and end the job (seen: "has waited 18446744073.7 s").
+TEST(StallLimit, AStallRecordedAfterTheClockWasReadHasNotBegun) {
+  EXPECT_EQ(StallLimit::age(1000, 5000), 0u);
+  EXPECT_EQ(StallLimit::age(5000, 1000), 4000u);
+  bool warned = false;
+  EXPECT_EQ(StallLimit{3}.judge(StallLimit::age(1000, 5000), &warned), StallLimit::kQuiet);
+}
+
 TEST(StallLimit, SaysTheLimitAndWhenTheJobEnds) {
   const StallLimit stall{3};
   EXPECT_EQ(stall.waited(2400000000, StallLimit::kWarn), "has waited 2.4 s of the 3 s limit (SCOPEDSM_TIMEOUT)");

@@ -73,8 +73,15 @@ def add_document(merged, data, path):
         merged["runs"].append(run)
         merged["summary"].append({"app": app, "variant": "dsm", "config": "stats file", "procs": run["procs"],
                                   "ok": True, "time_s": None, "stats_run": len(merged["runs"]) - 1})
-        merged["per_rank"].append({"app": app, "file": name, "stem": os.path.splitext(name)[0],
-                                   "ranks": results.stats_ranks(data)})
+        # Two files of one name (before/stats.json, after/stats.json) must
+        # not share a picture: the second gets -2, and so on.
+        stem = base = os.path.splitext(name)[0]
+        taken = {p["stem"] for p in merged["per_rank"]}
+        n = 1
+        while stem in taken:
+            n += 1
+            stem = f"{base}-{n}"
+        merged["per_rank"].append({"app": app, "file": name, "stem": stem, "ranks": results.stats_ranks(data)})
         merged["sources"].append({"file": name, "mode": "statistics", "program": app,
                                   "created": data.get("started"), "argv": data.get("argv")})
     elif results.is_trace(data):

@@ -85,6 +85,22 @@ class ReportTest(unittest.TestCase):
             self.assertTrue(os.path.getsize(os.path.join(d, "out", "ranks-run.png")) > 0)
             self.assertIn("![ranks-run](ranks-run.png)", open(os.path.join(d, "out", "report.md")).read())
 
+    def test_per_rank_plots_of_files_with_one_name_do_not_overwrite_each_other(self):
+        if plots._pyplot() is None:
+            self.skipTest("no matplotlib")
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for sub in ("before", "after"):
+                os.mkdir(os.path.join(d, sub))
+                paths.append(os.path.join(d, sub, "run.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(self.STATS, f)
+            self.assertEqual(report.main(paths + ["-o", os.path.join(d, "out")], {}), 0)
+            md = open(os.path.join(d, "out", "report.md")).read()
+            self.assertIn("![ranks-run](ranks-run.png)", md)
+            self.assertIn("![ranks-run-2](ranks-run-2.png)", md)
+            self.assertTrue(os.path.getsize(os.path.join(d, "out", "ranks-run-2.png")) > 0)
+
     TRACE = {"traceEvents": [
         {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "rank 0 (alpha)"}},
         {"name": "read fault", "cat": "fault", "ph": "X", "ts": 1.0, "dur": 500.0, "pid": 0, "tid": 0},

@@ -1,0 +1,48 @@
+#include "common/surface.h"
+
+#include <cstdio>
+
+#include "common/limits.h"
+
+namespace scopedsm {
+
+namespace {
+
+std::string format(const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+}  // namespace
+
+std::string lock_id_error(ApiCall call, int lock) {
+  return format("%s(%d): lock id out of range; valid ids are 0 to %d (%s - 1)", call.name, lock, kMaxLocks - 1,
+                call.surface->lock_limit);
+}
+
+std::string cv_id_error(ApiCall call, int cv) {
+  return format("%s(%d): condition variable out of range; valid ids are 0 to %d (%s - 1)", call.name, cv,
+                kMaxCondvars - 1, call.surface->cv_limit);
+}
+
+std::string before_init_error(ApiCall call) {
+  return format("%s: called %s; initialize ScopeDSM first", call.name, call.surface->before_init);
+}
+
+std::string after_finalize_error(ApiCall call) {
+  return format("%s: called %s; ScopeDSM has shut down", call.name, call.surface->after_finalize);
+}
+
+std::string init_again_error(ApiCall call, bool shut_down) {
+  return format("%s: ScopeDSM is already %s; %s", call.name, shut_down ? "shut down" : "initialized",
+                call.surface->init_once);
+}
+
+std::string barrier_in_lock_error(ApiCall call, const std::string& held) {
+  return format("%s: called inside a critical section (%s); a barrier cannot be used %s (use %s there, which has no "
+                "coherence actions)",
+                call.name, held.c_str(), call.surface->critical_section, call.surface->wait);
+}
+
+}  // namespace scopedsm
