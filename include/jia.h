@@ -104,8 +104,11 @@ void jia_bcast(void *buf, int len, int root);
 #define MIN_DOUBLE 8
 void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
 
-/* Optional features. Keys that are not built yet are accepted and reported
- * once as not yet active. */
+/* Optional features, switched at run time on every process:
+ *   HMIG  home migration at barriers (SCOPEDSM_HOME_MIGRATION, default OFF)
+ *   ADWD  adaptive write detection (SCOPEDSM_WRITE_DETECT, default ON)
+ * Keys that are not built yet are accepted and reported once as not yet
+ * active. */
 #ifndef ON
 #define OFF 0
 #define ON 1

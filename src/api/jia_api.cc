@@ -156,6 +156,13 @@ void jia_config(int key, int value) {
   if (key == ADWD) {
     // Adaptive write detection is ScopeDSM's default; OFF traps every write.
     rt.state().config.write_detect_all = value == OFF;
+    rt.coherence().set_write_detect_all(value == OFF);
+    return;
+  }
+  if (key == HMIG) {
+    // Home migration at barriers (SCOPEDSM_HOME_MIGRATION).
+    rt.state().config.home_migration = value == ON;
+    rt.coherence().set_home_migration(value == ON);
     return;
   }
   if (!reported[key] && rt.state().rank == 0) {

@@ -126,6 +126,10 @@ const std::vector<ConfigVariable>& config_variables() {
        "'on': processes on one node copy pages straight from each other's home memory and apply diffs to it, "
        "with no message and no wait for the home's threads. 'off': every process is a node of its own (pages, "
        "diffs and wake-ups go through MPI), to exercise and measure the cross-node path on one machine."},
+      {"SCOPEDSM_HOME_MIGRATION", "off",
+       "'on': at a barrier, a page written since the previous barrier by one process only, which still holds "
+       "its copy, gets that process as its new home (JIAJIA's HMIG), decided alike on every process from the "
+       "barrier's write notices, with no extra message. jia_config(HMIG, ON/OFF) sets it at run time."},
       {"SCOPEDSM_FETCH", "auto",
        "How a page homed on another node is read. 'rma': one-sided MPI_Get from the home's memory, which needs "
        "no home CPU where the MPI library and network progress it without the target. 'message': a request "
@@ -285,6 +289,10 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     Status s = parse_bool("SCOPEDSM_NODE_SHARING", *v, &c.node_sharing);
     if (!s.ok()) return s;
   }
+  if (auto v = lookup("SCOPEDSM_HOME_MIGRATION")) {
+    Status s = parse_bool("SCOPEDSM_HOME_MIGRATION", *v, &c.home_migration);
+    if (!s.ok()) return s;
+  }
   if (auto v = lookup("SCOPEDSM_FETCH")) {
     if (*v == "auto") c.fetch = FetchMode::kAuto;
     else if (*v == "rma") c.fetch = FetchMode::kRma;
@@ -372,6 +380,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"poll_us", std::to_string(c.poll_us)});
   out.push_back({"write_detect", c.write_detect_all ? "all" : "adaptive"});
   out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});
+  out.push_back({"home_migration", c.home_migration ? "on" : "off"});
   out.push_back({"fetch", fetch_mode_name(c.fetch)});
   out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});
   if (c.test_faults != 0) {

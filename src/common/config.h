@@ -34,6 +34,9 @@ enum class TestFault : uint32_t {
   kRmaIgnoreUntrapped = 1u << 6,  // one-sided readers keep copies of untrapped pages: unrecorded copies
   kSlowUntrap = 1u << 7,      // not a breakage: a home with pages to untrap after a barrier does so 50 ms late (widens a race for tests)
   kSkipBarrierRound = 1u << 8,  // a barrier ignores the notices its last round brings: stale reads
+  kStaleHomeOffer = 1u << 9,    // a barrier writer offers to become the home even of pages whose copy it lost: stale homes
+  kKeepLostHome = 1u << 10,     // a home whose page migrated keeps using its own memory as the page: lost writes
+  kSlowBarrierFinish = 1u << 11,  // not a breakage: a process a barrier moves homes to finishes it 50 ms late (requests for them wait)
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -50,6 +53,9 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kRmaIgnoreUntrapped, "rma-ignore-untrapped"},
     {TestFault::kSlowUntrap, "slow-untrap"},
     {TestFault::kSkipBarrierRound, "skip-barrier-round"},
+    {TestFault::kStaleHomeOffer, "stale-home-offer"},
+    {TestFault::kKeepLostHome, "keep-lost-home"},
+    {TestFault::kSlowBarrierFinish, "slow-barrier-finish"},
 };
 
 struct Config {
@@ -64,6 +70,7 @@ struct Config {
   uint64_t spin_us = 50;               // busy-poll before sleeping
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
+  bool home_migration = false;         // single writers become homes at barriers (HMIG)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs

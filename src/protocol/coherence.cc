@@ -45,6 +45,7 @@ Coherence::Coherence(const CoherenceParts& p)
     : rank_(p.rank),
       size_(p.size),
       write_detect_all_(p.write_detect_all),
+      home_migration_(p.home_migration),
       max_run_(std::max<uint32_t>(1, std::min(p.fetch_pages, kMaxFetchPages))),
       window_(std::min<uint32_t>(4, max_run_)),
       test_faults_(p.test_faults),
@@ -71,11 +72,28 @@ Coherence::Coherence(const CoherenceParts& p)
   }
 }
 
+std::vector<WriteNotice> Coherence::barrier_notices(const std::vector<uint32_t>& pages) const {
+  std::vector<WriteNotice> out;
+  out.reserve(pages.size());
+  for (uint32_t p : pages) {
+    // Only a copy we still hold is the page's contents (our writes went home
+    // as diffs, and nobody else wrote it if the offer survives the merge);
+    // an evicted one is not.
+    const bool offer = home_migration_ && (*pages_)[p].state == PageState::kReadOnly;
+    out.push_back({p, rank_, offer || test_fault(TestFault::kStaleHomeOffer)});
+  }
+  return out;
+}
+
 void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
-  invalidate(notices);
-  untrap_after_barrier(notices, epoch_);
+  const uint32_t completed = epoch_;
+  // The next epoch starts first: what migrate_homes notes (a retrap) belongs
+  // to it, and the lock stack keeps one entry per page and epoch.
   ++epoch_;
   stack_->set_epoch(epoch_);
+  invalidate(notices);
+  migrate_homes(notices);
+  untrap_after_barrier(notices, completed);
 }
 
 // ---------------------------------------------------------------------------
@@ -437,9 +455,10 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
 // ---------------------------------------------------------------------------
 // Adaptive write detection
 
-void Coherence::drain_retraps() {
+void Coherence::drain_retraps(const std::vector<uint32_t>* skip) {
   region_->share().drain(&retraps_);
   for (uint32_t p : retraps_) {
+    if (skip != nullptr && std::binary_search(skip->begin(), skip->end(), p)) continue;
     // The copy taken may be older than writes we made since, in any open
     // critical section: every open level gets the notice.
     stack_->note_everywhere(p);
@@ -451,6 +470,68 @@ void Coherence::drain_retraps() {
   }
 }
 
+void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
+  std::vector<uint32_t> gained, lost;
+  for (const WriteNotice& n : notices) {
+    if (!n.offers_home) continue;  // a merge keeps an offer only for a page with one writer
+    PageMeta& m = (*pages_)[n.page];
+    if (n.writer == rank_) {
+      // We offered because we hold the copy, and nothing since the offer
+      // (we were in the barrier) can have dropped it.
+      if (m.state != PageState::kReadOnly && !test_fault(TestFault::kStaleHomeOffer))
+        fatal("internal error: offered to become the home of page %u, which is %s here", n.page,
+              page_state_name(m.state));
+      gained.push_back(n.page);
+    } else if (is_home_state(m.state)) {
+      lost.push_back(n.page);
+    }
+    m.home.store(n.writer, std::memory_order_release);
+  }
+  if (gained.empty() && lost.empty()) return;
+  if (!lost.empty()) {
+    // A copy recorded since our barrier began queued the page for
+    // re-trapping. We have not written it since (we were in the barrier),
+    // and the barrier's notice invalidates that copy: the entry goes, so
+    // that the page's share word can be reset for a later return.
+    drain_retraps(&lost);
+    if (!test_fault(TestFault::kKeepLostHome)) {
+      for (uint32_t p : lost) region_->share().reset(p, false);
+      // Our memory of the page is a copy now, and stale as soon as the new
+      // home writes: invalid, its memory discarded with the other copies'.
+      transition_runs(lost, PageState::kInvalid, "home migration");
+      for (uint32_t p : lost) {
+        PageMeta& m = (*pages_)[p];
+        if (!m.stale_listed) {
+          m.stale_listed = true;
+          stale_.push_back(p);
+        }
+      }
+    }
+  }
+  for (uint32_t p : gained) {
+    // Our cached copy, in our memory at the page's place, is the page now.
+    PageMeta& m = (*pages_)[p];
+    if (m.slot != kNoSlot) cache_->free(m.slot);
+    m.slot = kNoSlot;
+  }
+  // Trapped until untrap_after_barrier finds nobody else holds a copy.
+  transition_runs(gained, PageState::kHomeClean, "home migration");
+  stats_->homes_gained += gained.size();
+  stats_->homes_lost += lost.size();
+}
+
+void Coherence::set_write_detect_all(bool all) {
+  write_detect_all_ = all;
+  if (!all) return;
+  // Writes made untrapped in this interval are noted now, as a retrap would.
+  for (uint64_t p = 0; p < pages_->allocated(); ++p) {
+    if ((*pages_)[p].state != PageState::kHomeUntrapped) continue;
+    stack_->note_everywhere(static_cast<uint32_t>(p));
+    transition(p, PageState::kHomeDirty, "jia_config");
+    mark_dirty(p);
+  }
+}
+
 void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch) {
   if (write_detect_all_) return;
   std::vector<uint32_t> untrap;
@@ -458,8 +539,11 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
   for (const WriteNotice& n : notices) {
     // Only a notice that makes every other process drop its copy will do:
     // written by us alone or by several (a page written only by another
-    // process stays cached there).
-    if (n.writer != rank_ && n.writer != kMultipleWriters) continue;
+    // process stays cached there). With home migration on, not a page
+    // several wrote: another writer will copy it again, and the copy would
+    // make us note it as written at our next synchronization (a retrap),
+    // so it would never have a single writer to move to.
+    if (n.writer != rank_ && (n.writer != kMultipleWriters || home_migration_)) continue;
     if ((*pages_)[n.page].state != PageState::kHomeClean) continue;
     // Test only: a late home, so that readers can copy the page first.
     if (test_fault(TestFault::kSlowUntrap) && !slept) sleep_ns(50'000'000);

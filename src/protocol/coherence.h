@@ -41,6 +41,7 @@ struct CoherenceParts {
   int rank = 0;
   int size = 1;
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
+  bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool node_shared = false;       // the region has mapped the node peers' memory
@@ -65,9 +66,21 @@ class Coherence {
   // carry it too, so a lock or condition-variable home can tell notices
   // made before the latest barrier (already covered by it) from newer ones.
   uint32_t epoch() const { return epoch_; }
-  // A barrier completed with the merged `notices`: invalidates, untraps the
-  // home pages nobody holds a copy of any more, and starts the next epoch.
+  // This process's notices for a barrier: `pages` (sorted) written by us,
+  // each offering to take the page's home if home migration is on and we
+  // still hold our cached copy of it.
+  std::vector<WriteNotice> barrier_notices(const std::vector<uint32_t>& pages) const;
+  // A barrier completed with the merged `notices`: invalidates, moves the
+  // homes that were offered (every process decides the same from the same
+  // notices), untraps the home pages nobody holds a copy of any more, and
+  // starts the next epoch. The caller holds the service's serve mutex: the
+  // service thread reads PageMeta::home.
   void finish_barrier(const std::vector<WriteNotice>& notices);
+
+  // jia_config(ADWD) and jia_config(HMIG) at run time. Trapping every write
+  // again traps the pages untrapped now (noting them as written).
+  void set_write_detect_all(bool all);
+  void set_home_migration(bool on) { home_migration_ = on; }
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
@@ -104,6 +117,9 @@ class Coherence {
   // After barrier `completed_epoch`: stops trapping writes to home pages
   // whose every remote copy that barrier invalidated.
   void untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch);
+  // Home migration at a barrier: the pages whose single writer offered to
+  // become their home get it as their home, on every process.
+  void migrate_homes(const std::vector<WriteNotice>& notices);
   void fetch(uint64_t page, bool for_write);
   // Pages to fetch for a fault on invalid `page` (homed at `home`): 1, or
   // for a sequential reader the run of invalid pages of that home after it.
@@ -119,7 +135,8 @@ class Coherence {
   void discard_stale();
   void make_diff(uint64_t page);
   void send_pending(int home);
-  void drain_retraps();
+  // `skip` (sorted): pages whose home is leaving us; their queue entries go.
+  void drain_retraps(const std::vector<uint32_t>* skip = nullptr);
   void mark_dirty(uint64_t page);
   // The only code that changes a page's state; the protection follows from
   // the new state (prot_for). `context` names the cause in error reports.
@@ -131,7 +148,8 @@ class Coherence {
 
   const int rank_;
   const int size_;
-  const bool write_detect_all_;
+  bool write_detect_all_;
+  bool home_migration_;
   const uint32_t max_run_;
   uint32_t window_;  // the run a sequential fault fetches; doubles when a run is used, halves when wasted
   const uint32_t test_faults_;

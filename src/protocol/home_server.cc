@@ -15,14 +15,48 @@ namespace {
 }
 }  // namespace
 
-void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
-  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p) {
-    int32_t home = (*pages_)[p].home.load(std::memory_order_acquire);
-    // kHomeUnknown is legal under first touch: the directory named us, the
-    // requester heard first, and our application thread has not yet.
-    if (home != rank_ && home != kHomeUnknown)
-      bad_request("GETP", in.source, "page " + std::to_string(p) + " is homed at rank " + std::to_string(home));
+bool HomeServer::homed_here(uint32_t page) const {
+  const int32_t home = (*pages_)[page].home.load(std::memory_order_acquire);
+  // kHomeUnknown is legal under first touch: the directory named us, the
+  // requester heard first, and our application thread has not yet.
+  return home == rank_ || home == kHomeUnknown;
+}
+
+void HomeServer::not_homed(const Incoming& in, MsgType type, uint32_t page) {
+  if (in_barrier_ != nullptr && in_barrier_->load(std::memory_order_seq_cst)) {
+    deferred_.push_back({type, in});
+    stats_->requests_deferred.fetch_add(1, std::memory_order_relaxed);
+    return;
   }
+  bad_request(msg_type_name(type), in.source,
+              "page " + std::to_string(page) + " is homed at rank " +
+                  std::to_string((*pages_)[page].home.load(std::memory_order_acquire)));
+}
+
+void HomeServer::serve_deferred() {
+  std::vector<Deferred> now;
+  now.swap(deferred_);
+  const Limits limits{pages_->allocated(), size_};
+  for (const Deferred& d : now) {
+    if (d.type == MsgType::kGetPage) {
+      GetPageMsg msg;
+      if (Status st = decode_message(d.in.bytes, limits, &msg); !st.ok()) bad_request("GETP", d.in.source, st.message());
+      on(d.in, msg);
+    } else {
+      DiffMsg msg;
+      if (Status st = decode_message(d.in.bytes, limits, &msg); !st.ok()) bad_request("DIFF", d.in.source, st.message());
+      on(d.in, msg);
+    }
+  }
+}
+
+void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
+  // A request deferred while another of its sender's waits would overtake
+  // it: once one waits, later ones from anyone wait behind it.
+  if (!deferred_.empty() && in_barrier_ != nullptr && in_barrier_->load(std::memory_order_seq_cst))
+    return not_homed(in, MsgType::kGetPage, msg.page);
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p)
+    if (!homed_here(p)) return not_homed(in, MsgType::kGetPage, p);
   // Record that the copies go out in this epoch (adaptive write detection),
   // before they are read.
   region_->share().record_copies(msg.page, msg.count, msg.epoch);
@@ -40,6 +74,19 @@ std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {
 }
 
 void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
+  if (!deferred_.empty() && in_barrier_ != nullptr && in_barrier_->load(std::memory_order_seq_cst))
+    return not_homed(in, MsgType::kDiff, 0);
+  {
+    // Every record's page first: a DIFF is applied whole or deferred whole.
+    // (A malformed record is apply_diff's to report, below.)
+    Reader r(msg.records.data(), msg.records.size());
+    uint32_t page = 0, body = 0;
+    const std::byte* skip = nullptr;
+    while (r.get(&page).ok() && r.get(&body).ok() && page < pages_->allocated()) {
+      if (!homed_here(page)) return not_homed(in, MsgType::kDiff, page);
+      if (!r.get_bytes(body, &skip).ok()) break;
+    }
+  }
   const uint64_t t0 = now_ns();
   uint64_t bytes = 0;
   Reader r(msg.records.data(), msg.records.size());

@@ -3,13 +3,22 @@
 //   DIFF       apply a writer's diffs to home pages, then acknowledge
 //   HOMECLAIM  first-touch directory: the first claimant of a page is its home
 //
+// A GETP or DIFF for a page not homed here is a protocol error, except while
+// this process completes a barrier (`in_barrier`): the barrier may be moving
+// the page's home here (home migration, docs/PROTOCOL.md §6a), and a process
+// that completed it first may already ask. Such a request waits, in order,
+// until the application thread has moved the homes and calls
+// serve_deferred(); then it is served, or found an error after all.
+//
 // Thread owner: whichever thread serves (the service thread, or the
 // application thread while it waits); Service's serve mutex makes them take
 // turns, so the directory needs no lock of its own.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "memory/page_table.h"
 #include "memory/region.h"
@@ -22,23 +31,44 @@ namespace scopedsm {
 class HomeServer {
  public:
   HomeServer(int rank, int size, Transport* transport, Region* region, const PageTable* pages,
-             ServiceCounters* stats)
-      : rank_(rank), size_(size), transport_(transport), region_(region), pages_(pages), stats_(stats) {}
+             const std::atomic<bool>* in_barrier, ServiceCounters* stats)
+      : rank_(rank),
+        size_(size),
+        transport_(transport),
+        region_(region),
+        pages_(pages),
+        in_barrier_(in_barrier),
+        stats_(stats) {}
 
   // Requests (Service::dispatch calls the on() that takes the message).
   void on(const Incoming& in, const GetPageMsg& msg);
   void on(const Incoming& in, const DiffMsg& msg);
   void on(const Incoming& in, const HomeClaimMsg& msg);
 
+  // The application thread, at the end of a barrier, once the homes have
+  // moved: serves the requests deferred during the barrier, in arrival order.
+  void serve_deferred();
+
  private:
   static std::byte* locate_home_page(void* self, uint32_t page);
+  bool homed_here(uint32_t page) const;
+  // For a request naming a page not homed here (`page`, for the report):
+  // defers it if a barrier may be moving the page here, else ends the job.
+  void not_homed(const Incoming& in, MsgType type, uint32_t page);
+
+  struct Deferred {
+    MsgType type;
+    Incoming in;
+  };
 
   const int rank_;
   const int size_;
   Transport* const transport_;
   Region* const region_;
   const PageTable* const pages_;
+  const std::atomic<bool>* const in_barrier_;
   ServiceCounters* const stats_;
+  std::vector<Deferred> deferred_;
   std::unordered_map<uint32_t, int32_t> directory_;  // first-touch homes decided here
 };
 

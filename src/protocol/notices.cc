@@ -10,7 +10,7 @@ void put_notices(Writer* out, const std::vector<WriteNotice>& notices) {
   out->put<uint32_t>(static_cast<uint32_t>(notices.size()));
   for (const auto& n : notices) {
     out->put<uint32_t>(n.page);
-    out->put<int32_t>(n.writer);
+    out->put<int32_t>(n.offers_home && n.writer >= 0 ? n.writer | kWireOffersHome : n.writer);
   }
 }
 
@@ -26,6 +26,10 @@ Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<Write
     WriteNotice n{};
     if (Status s = in->get(&n.page); !s.ok()) return s;
     if (Status s = in->get(&n.writer); !s.ok()) return s;
+    if (n.writer >= 0 && (n.writer & kWireOffersHome) != 0) {
+      n.offers_home = true;
+      n.writer &= ~kWireOffersHome;
+    }
     if (n.page >= page_limit) return Status::Error("notice names page " + std::to_string(n.page) + " outside the allocated region");
     if (n.writer != kMultipleWriters && (n.writer < 0 || n.writer >= ranks))
       return Status::Error("notice names writer " + std::to_string(n.writer) + " which is not a rank");
@@ -46,7 +50,8 @@ void merge_sorted(std::vector<WriteNotice>* into, const std::vector<WriteNotice>
     } else if (b->page < a->page) {
       out.push_back(*b++);
     } else {
-      out.push_back({a->page, a->writer == b->writer ? a->writer : kMultipleWriters});
+      const bool same = a->writer == b->writer;
+      out.push_back({a->page, same ? a->writer : kMultipleWriters, same && a->offers_home && b->offers_home});
       ++a;
       ++b;
     }

@@ -15,21 +15,31 @@ namespace scopedsm {
 
 // Writer id meaning "more than one process wrote the page".
 constexpr int32_t kMultipleWriters = -2;
+// On the wire, bit 30 of the writer field carries WriteNotice::offers_home.
+constexpr int32_t kWireOffersHome = 1 << 30;
 
 struct WriteNotice {
   uint32_t page;
   int32_t writer;
+  // Barrier notices only (home migration, docs/PROTOCOL.md §6a): the writer
+  // still holds its cached copy of the page, which is therefore the page's
+  // current contents, and offers to become the page's home. Kept by a merge
+  // only while the page has this one writer.
+  bool offers_home = false;
 };
 
-// u32 count, then count * (u32 page, i32 writer).
+// u32 count, then count * (u32 page, i32 writer); a writer that offers to
+// become the home has kWireOffersHome added.
 void put_notices(Writer* out, const std::vector<WriteNotice>& notices);
 // Rejects counts that do not fit the message, pages >= page_limit and writer
-// ids that are neither a rank below `ranks` nor kMultipleWriters.
+// ids that are neither a rank below `ranks` (with or without the offer bit)
+// nor kMultipleWriters.
 Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<WriteNotice>* out);
 
 // The merge of two notice lists, each sorted by page with one notice per
-// page, into `into` (same form): a page in both keeps its writer if they
-// agree and becomes kMultipleWriters otherwise. Linear; idempotent,
+// page, into `into` (same form): a page in both keeps its writer (and its
+// offer, if both make it) if they agree and becomes kMultipleWriters (with
+// no offer) otherwise. Linear; idempotent,
 // commutative and associative, so the barrier may merge one process's
 // notices more than once and in any order.
 void merge_sorted(std::vector<WriteNotice>* into, const std::vector<WriteNotice>& other);

@@ -164,6 +164,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.rank = rank;
   parts.size = size;
   parts.write_detect_all = cfg.write_detect_all;
+  parts.home_migration = cfg.home_migration;
   parts.fetch_pages = cfg.fetch_pages;
   parts.test_faults = cfg.test_faults;
   parts.node_shared = node_shared;
@@ -189,7 +190,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   std::atexit(check_exit_without_finalize);
 
   service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us);
-  sync_->serve_own_locks(&service_->locks(), &service_->serve_mutex());
+  sync_->serve_here(&service_->locks(), &service_->home(), &service_->serve_mutex());
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);

@@ -14,7 +14,7 @@ Service::Service(const SyncParts& parts, Region* region, const PageTable* pages,
     : p_(parts),
       stats_(stats),
       spin_us_(spin_us),
-      home_(parts.rank, parts.size, parts.transport, region, pages, stats),
+      home_(parts.rank, parts.size, parts.transport, region, pages, parts.in_barrier, stats),
       locks_(parts),
       rendezvous_(parts),
       condvars_(parts) {}

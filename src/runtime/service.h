@@ -53,9 +53,10 @@ class Service {
   void check_stalls();
 
   // For the application thread's direct use of the locks homed here
-  // (SyncClient::serve_own_locks): the manager, and the mutex whichever
+  // (SyncClient::serve_here): the manager, and the mutex whichever
   // thread serves holds. Whoever holds the mutex may use the managers.
   LockManager& locks() { return locks_; }
+  HomeServer& home() { return home_; }
   std::mutex& serve_mutex() { return serve_mu_; }
 
  private:

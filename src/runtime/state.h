@@ -47,11 +47,12 @@ struct RuntimeState {
   LockStack stack{&pages};
   Stats stats;
   std::atomic<uint32_t> barriers_done{0};  // written by the application thread, read by the service thread
+  std::atomic<bool> in_barrier{false};     // likewise: the application thread is completing a barrier
 
   // The parts the synchronization modules and the service work with.
   SyncParts sync_parts() {
     return SyncParts{rank,      size,   config.test_faults, config.timeout_s, &transport, &pages, &barriers_done,
-                     surface};
+                     &in_barrier, surface};
   }
 };
 

@@ -53,6 +53,8 @@ namespace scopedsm {
   X(waits)                       \
   X(cv_ops)                      \
   X(home_claims)                 \
+  X(homes_gained)                \
+  X(homes_lost)                  \
   X(retraps)                     \
   X(untraps)                     \
   X(t_data_ns)                   \
@@ -65,6 +67,7 @@ namespace scopedsm {
   X(diffs_applied)                   \
   X(diff_bytes_applied)              \
   X(requests_served)                 \
+  X(requests_deferred)               \
   X(t_server_ns)                     \
   X(t_diff_apply_ns)
 

@@ -25,6 +25,9 @@ struct SyncParts {
   Transport* transport = nullptr;
   const PageTable* pages = nullptr;
   std::atomic<uint32_t>* barriers_done = nullptr;  // barriers this process has completed
+  // Set from a barrier's start until the homes it moves are in place and
+  // the requests it deferred served (HomeServer, docs/PROTOCOL.md §6a).
+  std::atomic<bool>* in_barrier = nullptr;
   // The process's surface: the rendezvous manager names the calls of other
   // processes in its words (an SPMD program makes the same calls everywhere).
   const Surface* surface = &kCSurface;

@@ -1,5 +1,6 @@
 #include "sync/sync_client.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/clock.h"
@@ -151,8 +152,23 @@ void SyncClient::barrier(ApiCall call) {
   // no home is exempt.)
   c_->flush_diffs(-1);
   const uint32_t epoch = c_->epoch();
-  std::vector<WriteNotice> merged = barrier_.run(call, epoch, calls_++, as_notices(stack_->take_bottom(), p_.rank));
-  c_->finish_barrier(merged);
+  // Before our first round leaves: nobody finishes this barrier (and asks
+  // us for a page it may move here) before that round has reached them.
+  p_.in_barrier->store(true, std::memory_order_seq_cst);
+  std::vector<WriteNotice> merged = barrier_.run(call, epoch, calls_++, c_->barrier_notices(stack_->take_bottom()));
+  if (p_.test_fault(TestFault::kSlowBarrierFinish) &&
+      std::any_of(merged.begin(), merged.end(), [&](const WriteNotice& n) { return n.offers_home && n.writer == p_.rank; }))
+    sleep_ns(50'000'000);  // test only: others finish first and ask for the pages coming here
+  {
+    // Whoever serves sees the homes either all before the barrier, with
+    // requests for moved pages deferred, or all after it, with the deferred
+    // requests already answered in their order.
+    std::unique_lock<std::mutex> serving;
+    if (serve_mutex_ != nullptr) serving = std::unique_lock<std::mutex>(*serve_mutex_);
+    c_->finish_barrier(merged);
+    if (own_home_ != nullptr) own_home_->serve_deferred();
+    p_.in_barrier->store(false, std::memory_order_seq_cst);
+  }
   p_.barriers_done->store(epoch + 1, std::memory_order_release);
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/surface.h"
 #include "protocol/coherence.h"
+#include "protocol/home_server.h"
 #include "protocol/lock_stack.h"
 #include "stats/stats.h"
 #include "sync/barrier.h"
@@ -26,12 +27,15 @@ class SyncClient {
   // Thread owner: the application thread (every method and field).
   SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats);
 
-  // The lock manager of this process and the mutex its server holds while
-  // serving (runtime/service.h): the locks homed here are then taken and
-  // released directly, under that mutex, with no message to oneself and no
-  // hand-off to the service thread. Set once, before the first lock.
-  void serve_own_locks(LockManager* locks, std::mutex* serve_mutex) {
+  // This process's lock manager and home server, and the mutex whoever
+  // serves holds (runtime/service.h). The locks homed here are then taken
+  // and released directly, under that mutex, with no message to oneself and
+  // no hand-off to the service thread; and at the end of a barrier, under
+  // it too, the homes move and the home server answers the requests it
+  // deferred meanwhile. Set once, before the first lock or barrier.
+  void serve_here(LockManager* locks, HomeServer* home, std::mutex* serve_mutex) {
     own_locks_ = locks;
+    own_home_ = home;
     serve_mutex_ = serve_mutex;
   }
 
@@ -69,6 +73,7 @@ class SyncClient {
   PeerInbox inbox_;
   Barrier barrier_;
   LockManager* own_locks_ = nullptr;
+  HomeServer* own_home_ = nullptr;
   std::mutex* serve_mutex_ = nullptr;
   uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)
 };

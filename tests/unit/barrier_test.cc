@@ -10,6 +10,7 @@
 
 #include "protocol/notices.h"
 #include "sync/barrier.h"
+#include "transport/wire.h"
 
 using namespace scopedsm;
 
@@ -18,7 +19,7 @@ namespace {
 bool same(const std::vector<WriteNotice>& a, const std::vector<WriteNotice>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].page != b[i].page || a[i].writer != b[i].writer) return false;
+    if (a[i].page != b[i].page || a[i].writer != b[i].writer || a[i].offers_home != b[i].offers_home) return false;
   return true;
 }
 
@@ -38,7 +39,10 @@ TEST(NoticeMergeSorted, IsIdempotentCommutativeAndAssociative) {
   auto random_list = [&] {
     NoticeMerge m;
     for (int i = 0; i < 40; ++i) m.add({static_cast<uint32_t>(rng() % 60), static_cast<int32_t>(rng() % 3)});
-    return m.sorted();
+    std::vector<WriteNotice> out = m.sorted();
+    // A writer's offer for a page is the same in every list that has it.
+    for (WriteNotice& n : out) n.offers_home = n.writer >= 0 && (n.page + static_cast<uint32_t>(n.writer)) % 2 == 0;
+    return out;
   };
   for (int trial = 0; trial < 200; ++trial) {
     const auto a = random_list(), b = random_list(), c = random_list();
@@ -59,6 +63,37 @@ TEST(NoticeMergeSorted, IsIdempotentCommutativeAndAssociative) {
   }
   EXPECT_FALSE(sorted_by_page({{2, 0}, {1, 0}}));
   EXPECT_FALSE(sorted_by_page({{2, 0}, {2, 1}}));
+}
+
+// Home migration's offers (docs/PROTOCOL.md §6a): kept only while the page
+// has the one writer that made them.
+TEST(NoticeMergeSorted, KeepsAnOfferOnlyForTheSameSingleWriter) {
+  std::vector<WriteNotice> a{{1, 0, true}, {4, 2, true}, {7, 1, true}, {9, 3, false}};
+  merge_sorted(&a, {{1, 0, true}, {4, 3, false}, {7, 1, true}, {9, 3, false}, {11, 2, true}});
+  EXPECT_TRUE(same(a, {{1, 0, true}, {4, kMultipleWriters, false}, {7, 1, true}, {9, 3, false}, {11, 2, true}}));
+}
+
+// On the wire the offer is bit 30 of the writer; decoding gives it back and
+// still checks the writer is a rank.
+TEST(NoticeWire, OffersRoundTripAndWritersAreStillChecked) {
+  const std::vector<WriteNotice> in{{3, 0, true}, {5, 2, false}, {6, kMultipleWriters, false}, {8, 1, true}};
+  Writer w(MsgType::kBarrier);
+  put_notices(&w, in);
+  const std::vector<std::byte> bytes = w.finish(1);
+  Reader r(bytes.data(), bytes.size());
+  MsgType type;
+  ASSERT_TRUE(r.open(&type).ok());
+  std::vector<WriteNotice> out;
+  ASSERT_TRUE(get_notices(&r, 100, 3, &out).ok());
+  EXPECT_TRUE(same(out, in));
+
+  // Writer 3 with the offer bit, at 3 ranks: not a rank.
+  Writer bad(MsgType::kBarrier);
+  put_notices(&bad, {{3, 3, true}});
+  const std::vector<std::byte> bad_bytes = bad.finish(1);
+  Reader rb(bad_bytes.data(), bad_bytes.size());
+  ASSERT_TRUE(rb.open(&type).ok());
+  EXPECT_FALSE(get_notices(&rb, 100, 3, &out).ok());
 }
 
 TEST(BarrierSchedule, RoundsAreCeilLog2) {
