@@ -486,6 +486,10 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
       lost.push_back(n.page);
     }
     m.home.store(n.writer, std::memory_order_release);
+    // Our `seen` mark (one-sided reads, §2.3) is at the old home: the new
+    // one must get its own before we read the page from it one-sided, or it
+    // could untrap the page under our copy.
+    m.seen_marked = false;
   }
   if (gained.empty() && lost.empty()) return;
   if (!lost.empty()) {

@@ -195,6 +195,27 @@ TEST_F(HomeMigration, WithAdaptiveDetectionPagesMoveInTwoRounds) {
   }
 }
 
+// A reader that read the pages one-sided from the old home (and marked them
+// `seen` there) must mark them again at the new home before reading from it:
+// otherwise the new home, seeing no mark, stops trapping its writes while
+// the reader holds a copy, and the reader never hears of them.
+TEST_F(HomeMigration, OneSidedReadersMarkTheNewHomeToo) {
+  if (nprocs() < 3) GTEST_SKIP() << "needs a home, a writer and a reader";
+  uint64_t* a = pages_homed_at(0);
+  // The reader's first copies come from the old home, and are marked there.
+  if (rank() == 2) {
+    for (size_t p = 0; p < kPages; ++p) ASSERT_EQ(word(a, p), 0u);
+  }
+  scopedsm_barrier();
+  for (int round = 0; round < 6; ++round) {
+    if (rank() == 1)
+      for (size_t p = 0; p < kPages; ++p) word(a, p) = pattern(700 + static_cast<uint64_t>(round), p * 64);
+    scopedsm_barrier();
+    if (rank() == 2) expect_pattern(a, 700 + static_cast<uint64_t>(round), 1);
+    scopedsm_barrier();
+  }
+}
+
 TEST_F(HomeMigration, SwitchedOffNothingMoves) {
   if (nprocs() < 2) GTEST_SKIP() << "needs a home and another writer";
   jia_config(HMIG, OFF);
