@@ -4,6 +4,10 @@
 // its share of bank r % 2 (which locations are whose rotates every round, so
 // every process's cached copies go stale), some writes inside a critical
 // section of a per-process lock, the rest outside any; then the barrier;
+// Every other four rounds a whole page has one writer, so that a process
+// that misses one other process's notices keeps a stale copy of its pages
+// (with every page written by everybody, any one list of notices would
+// invalidate every copy);
 // then every process reads the whole bank and must see round r's value
 // everywhere. Bank (r + 1) % 2 is written in the next round only, so the
 // reads never race with writes.
@@ -25,20 +29,24 @@ int main(int argc, char** argv) {
                 (j % slots_per_page) * stride + (j % 3)];
   };
   auto value = [](long round, size_t j) { return (static_cast<uint64_t>(round) + 1) << 20 | j; };
+  auto writer = [&](long round, size_t j) {
+    const bool by_page = (round / 4) % 2 == 1;
+    return static_cast<long>((by_page ? j / slots_per_page : j) + static_cast<size_t>(round)) % np;
+  };
 
   for (long r = 0; r < iters; ++r) {
     const long bank = r % 2;
     const bool locked = (r / 2) % 2 == 1;
     if (locked) jia_lock(100 + rank());
     for (size_t j = 0; j < locations; ++j)
-      if (static_cast<long>(j + static_cast<size_t>(r)) % np == rank()) at(bank, j) = value(r, j);
+      if (writer(r, j) == rank()) at(bank, j) = value(r, j);
     if (locked) jia_unlock(100 + rank());
     jia_barrier();
     for (size_t j = 0; j < locations; ++j)
       if (at(bank, j) != value(r, j))
         violation(r, "after the barrier, location %zu (bank %ld, written by rank %ld %s a lock) holds 0x%" PRIx64
                   ", expected 0x%" PRIx64,
-                  j, bank, static_cast<long>(j + static_cast<size_t>(r)) % np, locked ? "inside" : "outside",
+                  j, bank, writer(r, j), locked ? "inside" : "outside",
                   at(bank, j), value(r, j));
   }
   return finish(iters);
