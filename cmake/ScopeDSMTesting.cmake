@@ -50,3 +50,28 @@ function(scopedsm_add_mpi_test_matrix)
                           LABELS ${T_LABELS})
   endforeach()
 endfunction()
+
+# A test run by tools/tests/check_command.py (status, output and files):
+#   scopedsm_add_check_test(NAME <name> LABELS <label> CHECK <options> -- <command...>
+#                           [TIMEOUT s] [ENV VAR=value...] [SETUP fixture] [REQUIRES fixture...]
+#                           [PROCESSORS n])
+# tools/tests (label tools) and tests/compat (label compat) use it.
+function(scopedsm_add_check_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT;SETUP;PROCESSORS" "LABELS;ENV;REQUIRES;CHECK" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 60)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND "${SCOPEDSM_TOOLS_PYTHON}" "${PROJECT_SOURCE_DIR}/tools/tests/check_command.py"
+                                  ${T_CHECK})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} SKIP_RETURN_CODE 77
+                       ENVIRONMENT "${SCOPEDSM_TEST_ENV};PYTHONDONTWRITEBYTECODE=1;${T_ENV}")
+  if(T_SETUP)
+    set_tests_properties(${T_NAME} PROPERTIES FIXTURES_SETUP ${T_SETUP})
+  endif()
+  if(T_REQUIRES)
+    set_tests_properties(${T_NAME} PROPERTIES FIXTURES_REQUIRED "${T_REQUIRES}")
+  endif()
+  if(T_PROCESSORS)
+    set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_PROCESSORS})
+  endif()
+endfunction()

@@ -35,8 +35,19 @@ extern int hostc;
  * jia_alloc3 are rounded up to it. */
 #define Pagesize 4096
 
-/* Start-up and shut-down. jia_init must be the first call and jia_exit the
- * last; jia_exit is collective. */
+/* Start-up and shut-down. jia_init must come before every call but
+ * jia_clock. jia_exit is collective and, as in JIAJIA 2.1 built by default,
+ * returns to the program: it waits for every process, writes every write
+ * home, prints the statistics (rank 0, to standard error, unless
+ * SCOPEDSM_SUMMARY=off) and shuts ScopeDSM down (and MPI, if jia_init
+ * started it). The program then goes on, without shared memory: touching it,
+ * or calling jia_* (but jia_clock), is an error.
+ *
+ * A process may also end without jia_exit (return from main, or exit()), as
+ * JIAJIA's own example programs do: ScopeDSM then makes the jia_exit at exit.
+ * When every process ends so, or calls jia_exit, the job ends as it would
+ * with jia_exit everywhere. A process that ends while another still waits for
+ * it (in jia_barrier, jia_wait, an allocation) is an error naming both. */
 void jia_init(int argc, char **argv);
 void jia_exit(void);
 
@@ -80,6 +91,8 @@ void jia_waitcv(int cv);
 
 /* Utilities. jia_error prints a printf-style message and ends every process. */
 void jia_error(const char *fmt, ...);
+/* Seconds since the first call of jia_clock in this process (JIAJIA's
+ * definition), wall-clock time; it may be called before jia_init. */
 float jia_clock(void);
 unsigned int jia_startstat(void);
 unsigned int jia_stopstat(void);
@@ -105,8 +118,11 @@ void jia_bcast(void *buf, int len, int root);
 void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
 
 /* Optional features, switched at run time on every process:
- *   HMIG  home migration at barriers (SCOPEDSM_HOME_MIGRATION, default OFF)
- *   ADWD  adaptive write detection (SCOPEDSM_WRITE_DETECT, default ON)
+ *   HMIG     home migration at barriers (SCOPEDSM_HOME_MIGRATION, default OFF)
+ *   ADWD     adaptive write detection (SCOPEDSM_WRITE_DETECT, default ON);
+ *            OFF traps every write
+ *   LOADBAL  jia_loadcheck measures and jia_divtask weights (default ON);
+ *            OFF: jia_loadcheck does nothing, jia_divtask splits evenly
  * Keys that are not built yet are accepted and reported once as not yet
  * active. */
 #ifndef ON
@@ -120,8 +136,15 @@ void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
 #define WVEC 4
 void jia_config(int key, int value);
 
-/* Load balancing: jia_divtask narrows [*begin, *end) to this process's share,
- * weighted by the compute power measured by the last jia_loadcheck. */
+/* Load balancing, as JIAJIA 2.1 did it. jia_divtask narrows the inclusive
+ * range [*begin, *end] (JIAJIA's convention: `for (i = begin; i <= end; i++)`)
+ * to this process's part; the parts of all processes, in rank order, cover
+ * the range exactly, and a part may be empty (*end == *begin - 1). Parts are
+ * in proportion to each process's speed at the last jia_loadcheck, even
+ * before the first one. jia_loadcheck is collective: each process measures
+ * the seconds it computed since the previous jia_loadcheck (or its first
+ * jia_divtask), less the time it waited in synchronization; speed is its
+ * part over those seconds. */
 void jia_divtask(int *begin, int *end);
 void jia_loadcheck(void);
 

@@ -26,7 +26,11 @@ extern "C" {
  * the shared region at the same address in every process and starts the
  * service thread. It is collective. scopedsm_finalize is collective too:
  * it waits for every process, prints the statistics summary on rank 0,
- * writes the JSON statistics if configured, and finalizes MPI if init did. */
+ * writes the JSON statistics if configured, and finalizes MPI if init did;
+ * then it returns to the program. A process that ends (returns from main,
+ * calls exit()) without it finalizes at exit: when every process ends so,
+ * the job ends as cleanly; one that ends while another still waits for it in
+ * a collective call is an error naming both. */
 void scopedsm_init(int *argc, char ***argv);
 void scopedsm_finalize(void);
 int scopedsm_initialized(void);

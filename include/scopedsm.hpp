@@ -43,7 +43,9 @@ void* scopedsm_cxx_alloc(std::size_t bytes, std::size_t count, const char* type,
 
 namespace scopedsm {
 
-// Initializes ScopeDSM for its lifetime; finalizes when destroyed.
+// Initializes ScopeDSM for its lifetime; finalizes when destroyed. A process
+// that ends without destroying it (exit()) finalizes at exit, as a C program
+// that returns without scopedsm_finalize does (scopedsm.h).
 class Runtime {
  public:
   Runtime(int& argc, char**& argv) { scopedsm_cxx_init(&argc, &argv); }

@@ -6,6 +6,8 @@
 
 #include "api/entry.h"
 #include "api/message_passing.h"
+#include "api/test_hooks.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "jia.h"
 #include "runtime/runtime.h"
@@ -113,7 +115,8 @@ void jia_error(const char* fmt, ...) {
   scopedsm::fatal("jia_error: %s", msg);
 }
 
-float jia_clock(void) { return static_cast<float>(scopedsm::api::time(jia_call("jia_clock"))); }
+// As in JIAJIA: seconds since the first call, before jia_init too.
+float jia_clock(void) { return static_cast<float>(scopedsm::seconds_since_first_call()); }
 
 unsigned int jia_startstat(void) {
   auto& s = Runtime::require_running(jia_call("jia_startstat")).state();
@@ -165,6 +168,10 @@ void jia_config(int key, int value) {
     rt.coherence().set_home_migration(value == ON);
     return;
   }
+  if (key == LOADBAL) {
+    rt.load().set_enabled(value == ON);
+    return;
+  }
   if (!reported[key] && rt.state().rank == 0) {
     reported[key] = true;
     SCOPEDSM_LOG(scopedsm::LogLevel::kWarn, "jia_config(%s, %s): accepted, but this feature is not yet active in ScopeDSM",
@@ -174,17 +181,19 @@ void jia_config(int key, int value) {
 
 void jia_divtask(int* begin, int* end) {
   Runtime& rt = Runtime::require_running(jia_call("jia_divtask"));
-  // Without load measurements the share is an even split of [*begin, *end).
-  // In 64 bits: *end - *begin may not fit an int (|n| up to 2^32 - 1), and
-  // |n * (r + 1)| stays below (2^32 - 1) * (2^31 - 1) < 2^63. Each bound lies
-  // between *begin and *end, so it fits an int again.
-  const long long b = *begin;
-  const long long n = static_cast<long long>(*end) - b;
-  const long long p = rt.state().size, r = rt.state().rank;
-  *begin = static_cast<int>(b + n * r / p);
-  *end = static_cast<int>(b + n * (r + 1) / p);
+  rt.load().divide(begin, end, rt.state().stats.app);
 }
 
-void jia_loadcheck(void) { Runtime::require_running(jia_call("jia_loadcheck")); }
+void jia_loadcheck(void) {
+  const scopedsm::ApiCall call = jia_call("jia_loadcheck");
+  Runtime& rt = Runtime::require_running(call);
+  rt.load().check(rt.sync(), rt.state().stats.app, call);
+}
 
 }  // extern "C"
+
+extern "C" void scopedsm_test_set_compute_time(double seconds) {
+  Runtime& rt = Runtime::require_running(jia_call("scopedsm_test_set_compute_time"));
+  if (!(seconds >= 0)) scopedsm::fatal("scopedsm_test_set_compute_time(%g): seconds must be 0 or more", seconds);
+  rt.load().set_test_seconds(seconds);
+}

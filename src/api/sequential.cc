@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/checked.h"
+#include "common/clock.h"
 #include "common/surface.h"
 #include "jia.h"
 #include "runtime/alloc_plan.h"
@@ -248,7 +249,7 @@ void jia_error(const char* fmt, ...) {
   va_start(ap, fmt);
   vdie("jia_error: ", fmt, ap);
 }
-float jia_clock(void) { return static_cast<float>(seconds()); }
+float jia_clock(void) { return static_cast<float>(scopedsm::seconds_since_first_call()); }
 unsigned int jia_startstat(void) { return 0; }
 unsigned int jia_stopstat(void) { return 0; }
 void jia_send(void*, int, int, int) { die(jia_call("jia_send"), "message passing needs more than one process"); }

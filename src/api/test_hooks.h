@@ -14,6 +14,11 @@ extern "C" {
  * one lock, across all processes, are ordered by the version of their grant. */
 uint64_t scopedsm_test_lock_version(int lock);
 
+/* The compute seconds this process reports at its next jia_loadcheck,
+ * instead of the measured ones: makes jia_divtask's division deterministic
+ * for tests. */
+void scopedsm_test_set_compute_time(double seconds);
+
 #ifdef __cplusplus
 }
 #endif

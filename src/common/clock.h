@@ -13,6 +13,14 @@ inline uint64_t now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+// Seconds since the first call of this function in the process, on the
+// monotonic clock: jia_clock, which JIAJIA 2.1 defined so, and which a
+// program may call before jia_init (to time its start-up too).
+inline double seconds_since_first_call() {
+  static const uint64_t origin = now_ns();
+  return static_cast<double>(now_ns() - origin) / 1e9;
+}
+
 inline void sleep_ns(uint64_t ns) {
   timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
   while (nanosleep(&ts, &ts) != 0) {

@@ -45,4 +45,28 @@ std::string barrier_in_lock_error(ApiCall call, const std::string& held) {
                 call.name, held.c_str(), call.surface->critical_section, call.surface->wait);
 }
 
+namespace {
+constexpr const char* kImplicitMark = " [at exit: the process returned from main or called exit()]";
+}  // namespace
+
+std::string implicit_exit_call(const Surface& s) { return std::string(s.finalize) + kImplicitMark; }
+
+bool is_implicit_exit(const std::string& call) {
+  const std::string mark = kImplicitMark;
+  return call.size() > mark.size() && call.compare(call.size() - mark.size(), mark.size(), mark) == 0;
+}
+
+bool same_collective_call(const std::string& a, const std::string& b) {
+  auto shutdown = [](const std::string& c) {
+    return is_implicit_exit(c) ? c.substr(0, c.size() - std::string(kImplicitMark).size()) : c;
+  };
+  return shutdown(a) == shutdown(b);
+}
+
+std::string exit_while_waited_error(const Surface& s, const std::string& who, int waiting_rank,
+                                    const std::string& waiting_call) {
+  return format("%s is exiting (returned from main or called exit()) %s while rank %d still waits for it in %s; %s",
+                who.c_str(), s.exit_without_finalize, waiting_rank, waiting_call.c_str(), s.exit_advice);
+}
+
 }  // namespace scopedsm

@@ -29,7 +29,8 @@ struct Surface {
   const char* before_init;        // "before <init>"
   const char* after_finalize;     // "after <finalize>"
   const char* init_once;          // how to initialize exactly once
-  const char* exit_without_finalize;  // "without <finalizing>; what to do"
+  const char* exit_without_finalize;  // "without <finalizing>"
+  const char* exit_advice;            // what to do when others still wait for a process that ended so
   const char* critical_section;   // "between <lock> and <unlock>"
   const char* lock_limit;         // what names the number of lock ids
   const char* cv_limit;           // what names the number of condition variables
@@ -45,7 +46,8 @@ inline constexpr Surface kCSurface{
     "before scopedsm_init",
     "after scopedsm_finalize",
     "call scopedsm_init exactly once per process",
-    "without calling scopedsm_finalize; every process must call it before it ends",
+    "without calling scopedsm_finalize",
+    "call scopedsm_finalize before the process ends, or let every process end without it at the same point",
     "between scopedsm_lock and scopedsm_unlock",
     "scopedsm_num_locks()",
     "scopedsm_num_condvars()",
@@ -61,8 +63,9 @@ inline constexpr Surface kCxxSurface{
     "before a scopedsm::Runtime was constructed",
     "after the scopedsm::Runtime was destroyed",
     "construct exactly one scopedsm::Runtime per process",
-    "without destroying its scopedsm::Runtime; keep the Runtime in main and return from main (exit() skips its "
-    "destructor)",
+    "without destroying its scopedsm::Runtime",
+    "keep the Runtime in main and return from main (exit() skips its destructor), or let every process end "
+    "without destroying it at the same point",
     "while a scopedsm::LockGuard holds a lock",
     "scopedsm::num_locks()",
     "scopedsm_num_condvars()",  // the C++ API has no condition variables of its own
@@ -78,7 +81,8 @@ inline constexpr Surface kJiaSurface{
     "before jia_init",
     "after jia_exit",
     "call jia_init exactly once per process",
-    "without calling jia_exit; every process must call it before it ends",
+    "without calling jia_exit",
+    "call jia_exit before the process ends, or let every process end without it at the same point",
     "between jia_lock and jia_unlock",
     "Maxlocks",
     "Maxcondvs",
@@ -90,6 +94,23 @@ inline std::string same_collective_calls(const Surface& s) {
   return std::string("every process must make the same collective calls (") + s.barrier + ", allocations, " + s.wait +
          ", " + s.finalize + ") in the same order with the same arguments";
 }
+
+// A process that ends (returns from main or calls exit()) while ScopeDSM is
+// still initialized shuts it down implicitly, at exit: a collective call
+// that matches the surface's shutdown call (`jia_exit` and the implicit one
+// meet at the same rendezvous), so a job whose processes all end that way
+// ends cleanly. This is that call's description at the rendezvous.
+std::string implicit_exit_call(const Surface& s);
+// Whether `call` is the implicit shutdown of implicit_exit_call.
+bool is_implicit_exit(const std::string& call);
+// Whether two descriptions of collective calls name the same call: equal,
+// or each a shutdown of the same surface, implicit or explicit.
+bool same_collective_call(const std::string& a, const std::string& b);
+// The report when a process ended without shutting down while another
+// still waits for it in a collective call: `who` is "the process" when the
+// ending process reports it, "rank 3" when rank 0's rendezvous does.
+std::string exit_while_waited_error(const Surface& s, const std::string& who, int waiting_rank,
+                                    const std::string& waiting_call);
 
 // One call of the program: the surface it came through and its name there
 // ("scopedsm_lock", "scopedsm::LockGuard", "jia_lock").

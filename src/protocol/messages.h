@@ -312,14 +312,17 @@ struct CollectiveMsg {
   static constexpr uint32_t kMaxCall = 4096;
   std::string call;
   std::vector<std::byte> blob;
+  bool to_all = false;  // every rank gets every payload back, not only rank 0
   template <typename Self, typename V>
   static void fields(Self& m, V& v) {
     v.text("collective call text", m.call, kMaxCall);
     v.blob(m.blob);
+    v.flag("to_all", m.to_all);
   }
 };
 
-// COLLGRANT: everybody arrived; rank 0's carries every rank's payload.
+// COLLGRANT: everybody arrived; rank 0's carries every rank's payload (every
+// rank's does when the calls asked for it, to_all).
 struct CollectiveDoneMsg {
   std::vector<std::vector<std::byte>> blobs;
   template <typename Self, typename V>

@@ -54,10 +54,15 @@ void guess_rank_for_messages() {
   }
 }
 
-void check_exit_without_finalize() {
-  if (g_lifecycle.load() == Lifecycle::kRunning)
-    fatal("the process is exiting (returned from main or called exit()) %s",
-          g_runtime->state().surface->exit_without_finalize);
+// At exit (main returned or exit() was called) while still running: the
+// shutdown the program did not call, made implicitly. If every process ends
+// this way (or calls the shutdown), the job ends as cleanly as with it; if
+// another process still waits for this one in a collective call, the
+// rendezvous or the barrier reports that (common/surface.h).
+void finalize_at_exit() {
+  if (g_lifecycle.load() != Lifecycle::kRunning) return;
+  const Surface& s = *g_runtime->state().surface;
+  g_runtime->finalize(ApiCall{&s, s.finalize}, true);
 }
 
 }  // namespace
@@ -187,13 +192,14 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   state_->stats.set_layout(state_->node.node_of(rank), state_->node.nodes(), state_->node.local_size(), node_shared,
                             one_sided);
   g_fault_target.store(this, std::memory_order_release);
-  std::atexit(check_exit_without_finalize);
+  std::atexit(finalize_at_exit);
 
   service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us);
   sync_->serve_here(&service_->locks(), &service_->home(), &service_->serve_mutex());
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);
+  load_ = std::make_unique<LoadBalancer>(size, rank);
   reports_.set_origin(now_ns());
   SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes on %s%s, region %p + %" PRIu64 " bytes; %s", size,
                state_->node.describe().c_str(), node_shared ? ", homes shared within each node" : "",
@@ -314,8 +320,12 @@ int Runtime::home_of(const void* addr, ApiCall call) {
 
 double Runtime::seconds_since_init() const { return static_cast<double>(now_ns() - start_ns_) / 1e9; }
 
-void Runtime::finalize(ApiCall call) {
+void Runtime::finalize(ApiCall call, bool at_exit) {
   RuntimeState& s = *state_;
+  if (s.stack.depth() > 1 && at_exit)
+    fatal("the process is exiting (returned from main or called exit()) %s while holding locks (%s); release every "
+          "lock before the process ends",
+          call.surface->exit_without_finalize, s.stack.describe().c_str());
   if (s.stack.depth() > 1)
     fatal("%s: called while holding locks (%s); release every lock before exiting", call.name,
           s.stack.describe().c_str());
@@ -324,7 +334,7 @@ void Runtime::finalize(ApiCall call) {
   coherence_->flush_diffs(-1);
 
   StatsRecord mine = s.stats.snapshot(s.rank, s.transport.sent(), s.transport.received());
-  auto records = sync_->collective(call.name, mine.serialize());
+  auto records = sync_->collective(at_exit ? implicit_exit_call(*call.surface) : call.name, mine.serialize());
   if (s.rank == 0) {
     std::vector<StatsRecord> all(records.size());
     for (size_t i = 0; i < records.size(); ++i)

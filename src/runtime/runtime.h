@@ -13,6 +13,7 @@
 #include "protocol/coherence.h"
 #include "runtime/alloc_plan.h"
 #include "runtime/exit_reports.h"
+#include "runtime/load_balance.h"
 #include "runtime/service.h"
 #include "runtime/state.h"
 #include "sync/sync_client.h"
@@ -31,8 +32,10 @@ class Runtime {
   static Runtime& require_running(ApiCall call);
   static bool running();
 
-  // Collective.
-  void finalize(ApiCall call);
+  // Collective. `at_exit`: the implicit shutdown of a process that ended
+  // (returned from main or called exit()) without calling it; it meets the
+  // explicit calls of the others at the same rendezvous.
+  void finalize(ApiCall call, bool at_exit = false);
 
   // Collective: every process passes the same arguments. `call_text` is the
   // call as the user wrote it, for mismatch reports and for the report of a
@@ -49,6 +52,7 @@ class Runtime {
   RuntimeState& state() { return *state_; }
   Coherence& coherence() { return *coherence_; }
   SyncClient& sync() { return *sync_; }
+  LoadBalancer& load() { return *load_; }
   MPI_Comm user_comm() const { return user_comm_; }
   MPI_Comm collective_comm() const { return coll_comm_; }
   double seconds_since_init() const;
@@ -67,6 +71,7 @@ class Runtime {
   std::unique_ptr<Coherence> coherence_;
   std::unique_ptr<SyncClient> sync_;
   std::unique_ptr<Service> service_;
+  std::unique_ptr<LoadBalancer> load_;
   ExitReports reports_;
   MPI_Comm user_comm_ = MPI_COMM_NULL;
   MPI_Comm coll_comm_ = MPI_COMM_NULL;

@@ -22,6 +22,9 @@ int Barrier::source(int rank, int size, int k) { return ((rank - (1 << k)) % siz
 
 void Barrier::mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const {
   const Surface& s = *p_.surface;
+  // This process is ending without shutting down, and `other` waits for it
+  // in a barrier.
+  if (is_implicit_exit(ours)) fatal("%s", exit_while_waited_error(s, "the process", other, s.barrier).c_str());
   if (other_call == our_call)
     fatal("mismatched collective calls: rank %d called %s but rank %d called %s; %s", other, s.barrier, p_.rank,
           ours.c_str(), same_collective_calls(s).c_str());

@@ -17,7 +17,13 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
     warned_ = false;
     arrived_from_.assign(static_cast<size_t>(p_.size), false);
     blobs_.assign(static_cast<size_t>(p_.size), {});
-  } else if (kind != kind_ || call != call_) {
+  } else if (kind != kind_ || !same_collective_call(call, call_)) {
+    // A process that ended without shutting down, while another waits for
+    // it in a different call: the ending is the mistake, not the call.
+    if (is_implicit_exit(call))
+      fatal("%s", exit_while_waited_error(*p_.surface, "rank " + std::to_string(rank), first_rank_, call_).c_str());
+    if (is_implicit_exit(call_))
+      fatal("%s", exit_while_waited_error(*p_.surface, "rank " + std::to_string(first_rank_), rank, call).c_str());
     fatal("mismatched collective calls: rank %d called %s but rank %d called %s; %s", first_rank_, call_.c_str(), rank,
           call.c_str(), same_collective_calls(*p_.surface).c_str());
   }
@@ -87,6 +93,7 @@ void RendezvousManager::on(const Incoming& in, const WaitMsg&) {
 
 void RendezvousManager::on(const Incoming& in, CollectiveMsg&& msg) {
   arrive(in.source, RendezvousKind::kCollective, msg.call);
+  if (arrived_ == 1) to_all_ = msg.to_all;  // the same call text asks the same
   blobs_[static_cast<size_t>(in.source)] = std::move(msg.blob);
   if (arrived_ == p_.size) complete();
 }
@@ -98,10 +105,15 @@ void RendezvousManager::complete() {
     for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagReply, msg);
   } else {
     // Rank 0 gets every rank's payload back (it prints the statistics);
-    // everyone else gets an empty grant.
-    t.send(0, kTagReply, encode(CollectiveDoneMsg{std::move(blobs_)}, t.next_seq()));
-    auto empty = std::make_shared<const Bytes>(encode(CollectiveDoneMsg{}, t.next_seq()));
-    for (int p = 1; p < p_.size; ++p) t.send_shared(p, kTagReply, empty);
+    // everyone else gets an empty grant, unless the call asked for all.
+    if (to_all_) {
+      auto all = std::make_shared<const Bytes>(encode(CollectiveDoneMsg{std::move(blobs_)}, t.next_seq()));
+      for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagReply, all);
+    } else {
+      t.send(0, kTagReply, encode(CollectiveDoneMsg{std::move(blobs_)}, t.next_seq()));
+      auto empty = std::make_shared<const Bytes>(encode(CollectiveDoneMsg{}, t.next_seq()));
+      for (int p = 1; p < p_.size; ++p) t.send_shared(p, kTagReply, empty);
+    }
   }
   arrived_ = 0;
   first_rank_ = -1;

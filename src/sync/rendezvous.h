@@ -1,5 +1,6 @@
 // The rendezvous manager on rank 0: jia_wait, checked collective calls
-// (allocation agreement, exit), and the stall reports of barriers. Runs on
+// (allocation agreement, exit, jia_loadcheck), and the stall reports of
+// barriers. Runs on
 // the service thread.
 //
 // Every process's arrival names what it is doing. All arrivals of one
@@ -61,7 +62,8 @@ class RendezvousManager {
   uint64_t stalled_since_ns_ = 0;
   std::vector<bool> stalled_;  // empty: no report
   bool stall_warned_ = false;  // the reported barrier stall has been warned about
-  std::vector<std::vector<std::byte>> blobs_;  // per-rank payloads (exit statistics)
+  std::vector<std::vector<std::byte>> blobs_;  // per-rank payloads (exit statistics, loads)
+  bool to_all_ = false;                        // every rank gets blobs_ (CollectiveMsg::to_all)
 };
 
 }  // namespace scopedsm

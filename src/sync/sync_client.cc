@@ -231,9 +231,9 @@ void SyncClient::cv_wait(ApiCall call, int cv) {
 }
 
 std::vector<std::vector<std::byte>> SyncClient::collective(const std::string& description,
-                                                           const std::vector<std::byte>& blob) {
+                                                           const std::vector<std::byte>& blob, bool to_all) {
   Transport& t = *p_.transport;
-  t.send(0, kTagRequest, encode(CollectiveMsg{description, blob}, t.next_seq()));
+  t.send(0, kTagRequest, encode(CollectiveMsg{description, blob, to_all}, t.next_seq()));
   Incoming in = await_rendezvous(MsgType::kCollectiveDone, description,
                                  "the other processes at a collective call (COLLGRANT)");
   return decode_reply<CollectiveDoneMsg>(p_, in).blobs;

@@ -50,8 +50,9 @@ class SyncClient {
 
   // A rendezvous of all processes at rank 0 that checks everyone passed the
   // same `description`. Rank 0 gets back every rank's `blob`, in rank order;
-  // the others get an empty vector.
-  std::vector<std::vector<std::byte>> collective(const std::string& description, const std::vector<std::byte>& blob);
+  // the others get an empty vector, or (`to_all`) the same as rank 0.
+  std::vector<std::vector<std::byte>> collective(const std::string& description, const std::vector<std::byte>& blob,
+                                                 bool to_all = false);
 
   // The lock's version (incarnation) in our latest grant of it: critical
   // sections of one lock are totally ordered by it. For tests.

@@ -198,8 +198,18 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"before_init", 2, "rank [0-9]+: jia_lock: called before jia_init", {}},
         Case{"double_init", 2, "rank [0-9]+: jia_init: ScopeDSM is already initialized", {}},
         Case{"locks_held_at_exit", 2, "jia_exit: called while holding locks \\(locks held \\(outermost first\\): 5\\)", {}},
-        Case{"return_without_exit", 2, "exiting \\(returned from main or called exit\\(\\)\\) without calling jia_exit", {}},
-        Case{"exit_early", 2, "exiting \\(returned from main or called exit\\(\\)\\) without calling jia_exit", {}},
+        // A process that ends without jia_exit while the others wait for it:
+        // it says so itself when they wait at a barrier (their rounds reach
+        // it), rank 0 does when they wait in its rendezvous.
+        Case{"return_early", 2, "rank 1: the process is exiting \\(returned from main or called exit\\(\\)\\) without "
+             "calling jia_exit while rank 0 still waits for it in jia_barrier; call jia_exit before the process ends, "
+             "or let every process end without it at the same point", {}},
+        Case{"exit_early", 2, "rank 1: the process is exiting \\(returned from main or called exit\\(\\)\\) without "
+             "calling jia_exit while rank 0 still waits for it in jia_barrier", {}},
+        Case{"return_before_wait", 3, "rank 0: rank 2 is exiting \\(returned from main or called exit\\(\\)\\) "
+             "without calling jia_exit while rank [01] still waits for it in jia_wait", {}},
+        Case{"return_in_lock", 1, "rank 0: the process is exiting \\(returned from main or called exit\\(\\)\\) "
+             "without calling jia_exit while holding locks \\(locks held \\(outermost first\\): 5\\)", {}},
         Case{"cv_out_of_range", 1, "jia_setcv\\(64\\): condition variable out of range", {}},
         Case{"recv_too_small", 2, "jia_recv: a 64-byte message from rank 0 \\(tag 0\\) does not fit the 8-byte buffer", {}},
         Case{"send_bad_rank", 2, "jia_send: destination [0-9]+ is not a rank", {}},
@@ -326,12 +336,16 @@ INSTANTIATE_TEST_SUITE_P(
         Worded{"jia", {"locks_held_at_exit", 2, "jia_exit: called while holding locks", {}}},
         Worded{"c", {"locks_held_at_exit", 2, "scopedsm_finalize: called while holding locks", {}}},
         Worded{"cxx", {"locks_held_at_exit", 2, "scopedsm::Runtime::~Runtime: called while holding locks", {}}},
-        Worded{"jia", {"return_without_exit", 2, "exiting \\(returned from main or called exit\\(\\)\\) without "
-                       "calling jia_exit", {}}},
-        Worded{"c", {"return_without_exit", 2, "exiting \\(returned from main or called exit\\(\\)\\) without "
-                     "calling scopedsm_finalize", {}}},
-        Worded{"cxx", {"exit_without_finalize", 2, "exiting \\(returned from main or called exit\\(\\)\\) "
-                       "without destroying its scopedsm::Runtime", {}}},
+        Worded{"jia", {"return_early", 2, "exiting \\(returned from main or called exit\\(\\)\\) without "
+                       "calling jia_exit while rank 0 still waits for it in jia_barrier; call jia_exit", {}}},
+        Worded{"c", {"return_early", 2, "exiting \\(returned from main or called exit\\(\\)\\) without "
+                     "calling scopedsm_finalize while rank 0 still waits for it in scopedsm_barrier; call "
+                     "scopedsm_finalize", {}}},
+        Worded{"cxx", {"exit_early", 2, "exiting \\(returned from main or called exit\\(\\)\\) "
+                       "without destroying its scopedsm::Runtime while rank 0 still waits for it in "
+                       "scopedsm::barrier; keep the Runtime in main", {}}},
+        Worded{"c", {"return_before_wait", 3, "rank 2 is exiting \\(returned from main or called exit\\(\\)\\) "
+                     "without calling scopedsm_finalize while rank [01] still waits for it in scopedsm_wait", {}}},
         // Shared memory no allocation holds.
         Worded{"jia", {"touch_unallocated", 2, "not part of any allocation .*; allocate it with jia_alloc first", {}}},
         Worded{"c", {"touch_unallocated", 2, "not part of any allocation .*; allocate it with scopedsm_alloc first",

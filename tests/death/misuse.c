@@ -34,6 +34,7 @@ struct surface {
   void (*cv_set)(int cv);
   void *(*alloc)(size_t size);
   int (*rank)(void);
+  int (*size)(void);
   int (*num_locks)(void);
   int (*num_condvars)(void);
 };
@@ -41,13 +42,14 @@ struct surface {
 static void jia_init_(int *argc, char ***argv) { jia_init(*argc, *argv); }
 static void *jia_alloc_(size_t size) { return (void *)jia_alloc((int)size); }
 static int jia_rank_(void) { return jiapid; }
+static int jia_size_(void) { return jiahosts; }
 static int jia_locks_(void) { return Maxlocks; }
 static int jia_condvars_(void) { return Maxcondvs; }
 static const struct surface jiajia = {jia_init_, jia_exit, jia_lock, jia_barrier, jia_wait, jia_setcv,
-                                      jia_alloc_, jia_rank_, jia_locks_, jia_condvars_};
+                                      jia_alloc_, jia_rank_, jia_size_, jia_locks_, jia_condvars_};
 static const struct surface c_api = {scopedsm_init, scopedsm_finalize, scopedsm_lock, scopedsm_barrier,
                                      scopedsm_wait, scopedsm_cv_set, scopedsm_alloc, scopedsm_rank,
-                                     scopedsm_num_locks, scopedsm_num_condvars};
+                                     scopedsm_size, scopedsm_num_locks, scopedsm_num_condvars};
 
 /* The mistakes every surface can make; returns -1 if `c` is none of them,
  * else what main returns (the case was not detected). */
@@ -67,7 +69,17 @@ static int surface_case(const struct surface *api, const char *c) {
     api->lock(5);
     api->finalize();
     return 0;
-  } else if (!strcmp(c, "return_without_exit")) {
+  } else if (!strcmp(c, "return_early")) {
+    /* The last process returns from main while the others wait for it at a
+     * barrier. (Every process returning is a clean end, tests/compat.) */
+    if (api->rank() == api->size() - 1) return 0;
+    api->barrier();
+  } else if (!strcmp(c, "return_before_wait")) {
+    /* The same while the others wait in the rendezvous at rank 0. */
+    if (api->rank() == api->size() - 1) return 0;
+    api->wait();
+  } else if (!strcmp(c, "return_in_lock")) {
+    api->lock(5);
     return 0;
   } else if (!strcmp(c, "after_exit")) {
     api->finalize();

@@ -281,7 +281,8 @@ TEST(MessageTable, WireFormatIsUnchanged) {
   EXPECT_EQ(encode(CvResetMsg{2, 9}, 4), from_hex("535d 0c00 08000000 04000000  02000000 09000000"));
   EXPECT_EQ(encode(CvWaitMsg{2, 9}, 4), from_hex("535d 0d00 08000000 04000000  02000000 09000000"));
   EXPECT_EQ(encode(CollectiveMsg{"ab", from_hex("0708")}, 5),
-            from_hex("535d 0f00 0c000000 05000000  02000000 6162 02000000 0708"));
+            from_hex("535d 0f00 0d000000 05000000  02000000 6162 02000000 0708 00"));
+  EXPECT_EQ(encode(CollectiveMsg{"ab", {}, true}, 5), from_hex("535d 0f00 0b000000 05000000  02000000 6162 00000000 01"));
   EXPECT_EQ(encode(CollectiveDoneMsg{{from_hex("01"), {}}}, 6),
             from_hex("535d 1000 0d000000 06000000  02000000 01000000 01 00000000"));
   EXPECT_EQ(encode(HomeIsMsg{7, -1}, 7), from_hex("535d 1200 08000000 07000000  07000000 ffffffff"));

@@ -2,9 +2,23 @@
 
 They add the ScopeDSM include path, and when linking -lscopedsm with its
 rpath and MPI's link flags (or -lscopedsm_seq with --seq, which needs no
-MPI). scopedsm-cc also adds the flags that make the compiler accept
-JIAJIA-era C (see legacy_c.py), measured once by CMake for the configured
-compiler, or once per compiler (cached) for one chosen with SCOPEDSM_CC.
+MPI).
+
+scopedsm-cc compiles C as the compiler would, with one addition,
+-fcommon (tentative definitions of globals in a header included by several
+files link as they did before GCC 10 and Clang 11). Programs written for
+JIAJIA-era compilers may need more: K&R definitions, implicit int and
+function declarations, integers assigned to pointers. Those allowances (see
+legacy_c.py, measured once by CMake for the configured compiler, or once per
+compiler, cached, for one chosen with SCOPEDSM_CC) are applied:
+
+  * with --legacy, always;
+  * otherwise only when the compiler rejects the program for one of those
+    reasons (GCC 14 and later, Clang 16 and later): the wrapper then
+    compiles it again with them, saying so once on standard error.
+
+A compiler that merely warns about legacy C (GCC 12, 13) compiles such a
+program at once, and its warnings show, as they would without the wrapper.
 """
 import hashlib
 import json
@@ -15,14 +29,14 @@ import sys
 
 from . import buildconfig, legacy_c
 
-USAGE = """usage: {name} [--seq] [--show | --cflags | --libs] [compiler arguments...]
+USAGE = """usage: {name} [--seq] [--legacy] [--show | --cflags | --libs] [compiler arguments...]
 
 Compiles and links {what} programs for ScopeDSM, as mpicc does for MPI: adds
 the include path, and when linking -lscopedsm, its rpath and the MPI
 libraries.{legacy}
 
   --seq      link the sequential library (libscopedsm_seq, no MPI) instead:
-             the one-process baseline of the same program
+             the one-process baseline of the same program{legacy_option}
   --show     print the compiler command instead of running it
   --cflags   print only the compile flags
   --libs     print only the link flags
@@ -32,8 +46,22 @@ environment: {env}=compiler uses another compiler than {default}.
 """
 
 LEGACY_NOTE = """
-Accepts JIAJIA-era C: K&R definitions, implicit int, implicit function
-declarations and integers assigned to pointers."""
+
+Compiles C as the compiler does, plus -fcommon (globals defined in a header
+that several files include link as with the compilers of JIAJIA's day). A
+program the compiler rejects as legacy C (K&R definitions, implicit int,
+implicit function declarations, integers assigned to pointers) is compiled
+again with the allowances for it, which the wrapper says once."""
+
+LEGACY_OPTION = """
+  --legacy   always compile with the allowances for legacy C (and quietly)"""
+
+# The diagnostics, as GCC and Clang tag them, that legacy C draws: an error
+# carrying one of them means the program needs the legacy allowances.
+LEGACY_WARNINGS = ("implicit-int", "implicit-function-declaration", "int-conversion", "incompatible-pointer-types",
+                   "deprecated-non-prototype", "return-mismatch")
+# Errors without a tag that K&R C draws under C23, where it is gone.
+LEGACY_WORDS = ("old-style", "K&R", "without a prototype", "identifier list")
 
 # Options after which the compiler does not link.
 NO_LINK = {"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"}
@@ -42,6 +70,8 @@ NO_LINK = {"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"}
 def compile_flags(config, lang, seq):
     flags = list(config.get("sanitize_flags", []))
     flags += [f"-I{d}" for d in config.get("include_dirs", [])]
+    if lang == "c":
+        flags.append("-fcommon")
     if lang == "c++":
         flags += ["-DOMPI_SKIP_MPICXX=1", "-DMPICH_SKIP_MPICXX=1"]
     if not seq:
@@ -132,6 +162,49 @@ def build_command(config, lang, args, compiler, seq, legacy):
     return cmd
 
 
+def needs_legacy(diagnostics):
+    """True if the compiler's `diagnostics` (text) reject legacy C: an error
+    tagged with one of LEGACY_WARNINGS ([-Wx], or [-Werror=x] where the
+    compiler was told to), or one naming LEGACY_WORDS."""
+    tags = [f"[-W{w}]" for w in LEGACY_WARNINGS] + [f"[-Werror={w}]" for w in LEGACY_WARNINGS]
+    for line in diagnostics.splitlines():
+        if "error" in line and (any(t in line for t in tags) or any(w in line for w in LEGACY_WORDS)):
+            return True
+    return False
+
+
+def _run(cmd, name, compiler, env_var, capture=False):
+    """Runs `cmd`; returns (status, stdout bytes, stderr bytes) (empty unless captured)."""
+    try:
+        r = subprocess.run(cmd, check=False, capture_output=capture)
+    except FileNotFoundError:
+        print(f"{name}: the compiler '{compiler}' was not found; install it or set {env_var} to one that "
+              "exists", file=sys.stderr)
+        return 127, b"", b""
+    return r.returncode, r.stdout or b"", r.stderr or b""
+
+
+def compile_auto(config, lang, args, compiler, seq, name, env_var):
+    """Compiles as the compiler does; if it rejects the program as legacy C,
+    again with the legacy allowances, saying so once."""
+    cmd = build_command(config, lang, args, compiler, seq, [])
+    # A program read from standard input cannot be compiled twice.
+    capture = "-" not in args
+    rc, out, err = _run(cmd, name, compiler, env_var, capture)
+    if rc == 0 or not capture or not needs_legacy(err.decode(errors="replace")):
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+        sys.stderr.buffer.write(err)
+        sys.stderr.flush()
+        return rc
+    sources = [a for a in args if a.endswith((".c", ".i"))]
+    print(f"{name}: {' '.join(sources) or 'the program'} is legacy C (implicit declarations, implicit int, K&R "
+          "definitions or integers assigned to pointers), which the compiler rejects: compiling it with the "
+          "allowances for legacy C (--legacy)", file=sys.stderr, flush=True)
+    legacy = legacy_flags(config, compiler, args)
+    return _run(build_command(config, lang, args, compiler, seq, legacy), name, compiler, env_var)[0]
+
+
 def main(lang, argv, build_json):
     name = "scopedsm-cc" if lang == "c" else "scopedsm-c++"
     env_var = "SCOPEDSM_CC" if lang == "c" else "SCOPEDSM_CXX"
@@ -142,10 +215,12 @@ def main(lang, argv, build_json):
         return 2
     default = config.get("c_compiler" if lang == "c" else "cxx_compiler")
     compiler = os.environ.get(env_var) or default
-    mode, seq, args = "run", False, []
+    mode, seq, legacy_mode, args = "run", False, False, []
     for a in argv:
         if a == "--seq":
             seq = True
+        elif a == "--legacy" and lang == "c":
+            legacy_mode = True
         elif a in ("--show", "--showme", "-show"):
             mode = "show"
         elif a == "--cflags":
@@ -158,12 +233,13 @@ def main(lang, argv, build_json):
             args.append(a)
     if mode == "help" or (mode == "run" and not args):
         text = USAGE.format(name=name, what="C" if lang == "c" else "C++", env=env_var, default=default,
-                            legacy=LEGACY_NOTE if lang == "c" else "")
+                            legacy=LEGACY_NOTE if lang == "c" else "",
+                            legacy_option=LEGACY_OPTION if lang == "c" else "")
         print(text, end="", file=sys.stdout if mode == "help" else sys.stderr)
         if mode == "run":
             print(f"{name}: no input files; give source files or objects to compile", file=sys.stderr)
         return 0 if mode == "help" else 2
-    legacy = legacy_flags(config, compiler, args) if lang == "c" else []
+    legacy = legacy_flags(config, compiler, args) if legacy_mode else []
     if mode == "cflags":
         print(" ".join(shlex.quote(f) for f in legacy + compile_flags(config, lang, seq)))
         return 0
@@ -175,10 +251,8 @@ def main(lang, argv, build_json):
         print(" ".join(shlex.quote(c) for c in cmd))
         return 0
     try:
-        return subprocess.run(cmd, check=False).returncode
-    except FileNotFoundError:
-        print(f"{name}: the compiler '{compiler}' was not found; install it or set {env_var} to one that "
-              "exists", file=sys.stderr)
-        return 127
+        if lang == "c" and not legacy_mode:
+            return compile_auto(config, lang, args, compiler, seq, name, env_var)
+        return _run(cmd, name, compiler, env_var)[0]
     except KeyboardInterrupt:
         return 130

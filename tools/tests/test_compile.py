@@ -36,6 +36,24 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(wrapper.legacy_flags(CONFIG, "/usr/bin/cc", ["x.c"]), ["-Wno-implicit-int", "-std=gnu17"])
         self.assertEqual(wrapper.legacy_flags(CONFIG, "/usr/bin/cc", ["-std=c99", "x.c"]), ["-Wno-implicit-int"])
 
+    def test_c_links_common_symbols_cxx_does_not_need_to(self):
+        self.assertIn("-fcommon", wrapper.compile_flags(CONFIG, "c", False))
+        self.assertNotIn("-fcommon", wrapper.compile_flags(CONFIG, "c++", False))
+
+    def test_legacy_is_needed_only_for_errors_legacy_c_draws(self):
+        gcc14 = "x.c:3:7: error: implicit declaration of function 'atoi' [-Wimplicit-function-declaration]"
+        clang = "x.c:5:5: error: incompatible integer to pointer conversion assigning to 'double *' from " \
+                "'unsigned long' [-Wint-conversion]"
+        c23 = "x.c:1:1: error: old-style parameter declarations in prototyped function definition"
+        werror = "x.c:1:1: error: return type defaults to 'int' [-Werror=implicit-int]"
+        for text in (gcc14, clang, c23, werror):
+            self.assertTrue(wrapper.needs_legacy(text), text)
+        warning = "x.c:3:7: warning: implicit declaration of function 'atoi' [-Wimplicit-function-declaration]"
+        other = "x.c:3:7: error: 'y' undeclared (first use in this function)"
+        link = "x.c:(.text+0x5): undefined reference to `implicitly'"
+        for text in (warning, other, link):
+            self.assertFalse(wrapper.needs_legacy(text), text)
+
 
 if __name__ == "__main__":
     unittest.main()
