@@ -157,7 +157,8 @@ def cached_probe(compiler):
 
 def fortran_legacy_flags(user_args):
     """-fallow-argument-mismatch when a fixed-form (Fortran 77) source is compiled."""
-    if any(a.endswith(FIXED_FORM) and not a.startswith("-") for a in user_args):
+    outputs = {b for a, b in zip(user_args, user_args[1:]) if a == "-o"}
+    if any(a.endswith(FIXED_FORM) and not a.startswith("-") and a not in outputs for a in user_args):
         return ["-fallow-argument-mismatch"]
     return []
 
