@@ -91,42 +91,24 @@ inline constexpr Surface kJiaSurface{
 };
 
 // The JIAJIA calls from Fortran 77 (jiaf.h, api/fortran_api.cc): JIAJIA's
-// names, with integer arguments passed by value (%val), and jiaf_init in
-// place of jia_init.
-inline constexpr Surface kJiafSurface{
-    "jiaf_init",
-    "jia_exit",
-    "jia_barrier",
-    "jia_wait",
-    "jia_alloc",
-    "before jiaf_init",
-    "after jia_exit",
-    "call jiaf_init exactly once per process",
-    "without calling jia_exit; every process must call it before it ends",
-    "between jia_lock and jia_unlock",
-    "Maxlocks",
-    "Maxcondvs",
-    "jia_alloc3 with a bigger block, or jia_alloc2p",
-    true,
-};
+// words, with jiaf_init in place of jia_init, and integer arguments passed
+// by value (%val).
+inline constexpr Surface kJiafSurface = [] {
+  Surface s = kJiaSurface;
+  s.init = "jiaf_init";
+  s.before_init = "before jiaf_init";
+  s.init_once = "call jiaf_init exactly once per process";
+  s.ids_by_value = true;
+  return s;
+}();
 
-// The Fortran module `scopedsm` (src/api/scopedsm.f90): the C API's names as
-// Fortran procedures, with allocation into typed arrays.
-inline constexpr Surface kFortranSurface{
-    "scopedsm_init",
-    "scopedsm_finalize",
-    "scopedsm_barrier",
-    "scopedsm_wait",
-    "scopedsm_alloc",
-    "before scopedsm_init",
-    "after scopedsm_finalize",
-    "call scopedsm_init exactly once per process",
-    "without calling scopedsm_finalize; every process must call it before it ends",
-    "between scopedsm_lock and scopedsm_unlock",
-    "scopedsm_num_locks()",
-    "scopedsm_num_condvars()",
-    "scopedsm_alloc with a bigger block= argument",
-};
+// The Fortran module `scopedsm` (src/api/scopedsm.f90): the C API's words,
+// as Fortran procedures, but its allocation takes its block as an argument.
+inline constexpr Surface kFortranSurface = [] {
+  Surface s = kCSurface;
+  s.larger_blocks = "scopedsm_alloc with a bigger block= argument";
+  return s;
+}();
 
 // The rule a mismatch of collective calls breaks, in the surface's words.
 inline std::string same_collective_calls(const Surface& s) {
