@@ -16,7 +16,6 @@
 //
 // The mapping of every call is in docs/FORTRAN.md.
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -27,7 +26,6 @@
 #include "common/log.h"
 #include "jia.h"
 #include "runtime/runtime.h"
-#include "scopedsm.h"
 
 using scopedsm::ApiCall;
 using scopedsm::fortran_call;
