@@ -3,7 +3,8 @@
 #
 #   <prefix>/lib/cmake/ScopeDSM/ScopeDSMConfig.cmake         find_package(ScopeDSM)
 #   <prefix>/lib/cmake/ScopeDSM/ScopeDSMConfigVersion.cmake  version check
-#   <prefix>/lib/cmake/ScopeDSM/ScopeDSMTargets*.cmake       ScopeDSM::scopedsm, ScopeDSM::scopedsm_seq
+#   <prefix>/lib/cmake/ScopeDSM/ScopeDSMTargets*.cmake       ScopeDSM::scopedsm, ScopeDSM::scopedsm_seq,
+#                                                            ScopeDSM::scopedsm_fortran (with Fortran)
 #   <prefix>/lib/pkgconfig/scopedsm.pc, scopedsm-seq.pc      pkg-config
 #
 # tests/external builds and runs programs against such an installation.
@@ -24,6 +25,13 @@ if(NOT SCOPEDSM_PACKAGE_MPI_LIB_NAMES)
     string(REGEX REPLACE "^lib" "" name "${name}")
     list(APPEND SCOPEDSM_PACKAGE_MPI_LIB_NAMES "${name}")
   endforeach()
+endif()
+# The compiler that wrote the Fortran module, which only it can read.
+set(SCOPEDSM_PACKAGE_FORTRAN_ID "")
+set(SCOPEDSM_PACKAGE_FORTRAN_VERSION "")
+if(SCOPEDSM_HAVE_FORTRAN)
+  set(SCOPEDSM_PACKAGE_FORTRAN_ID "${CMAKE_Fortran_COMPILER_ID}")
+  set(SCOPEDSM_PACKAGE_FORTRAN_VERSION "${CMAKE_Fortran_COMPILER_VERSION}")
 endif()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ScopeDSMConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/package/ScopeDSMConfig.cmake

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing ScopeDSM needs, on Debian or Ubuntu, if
-# it is missing: a C/C++ compiler, CMake, Ninja, Open MPI, GoogleTest, nlohmann-json,
-# Python 3 with matplotlib (reports), clang (fuzzing), make and pkg-config
-# (the external-project test). Safe to re-run.
+# it is missing: a C/C++ compiler, gfortran (the Fortran module and tests),
+# CMake, Ninja, Open MPI, GoogleTest, nlohmann-json, Python 3 with matplotlib
+# (reports), clang (fuzzing), make and pkg-config (the external-project
+# test). Safe to re-run.
 set -euo pipefail
 
 need=()
 command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v gfortran >/dev/null 2>&1 || need+=(gfortran)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v mpicc >/dev/null 2>&1 || need+=(openmpi-bin libopenmpi-dev)

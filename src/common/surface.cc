@@ -14,16 +14,25 @@ std::string format(const char* fmt, auto... args) {
   return buf;
 }
 
+// Where ids travel by value only on request (Fortran 77's %val), the hint
+// that says how to pass one.
+std::string by_value_hint(ApiCall call) {
+  if (!call.surface->ids_by_value) return "";
+  return format("; from Fortran pass the id by value, call %s(%%val(id))", call.name);
+}
+
 }  // namespace
 
 std::string lock_id_error(ApiCall call, int lock) {
   return format("%s(%d): lock id out of range; valid ids are 0 to %d (%s - 1)", call.name, lock, kMaxLocks - 1,
-                call.surface->lock_limit);
+                call.surface->lock_limit) +
+         by_value_hint(call);
 }
 
 std::string cv_id_error(ApiCall call, int cv) {
   return format("%s(%d): condition variable out of range; valid ids are 0 to %d (%s - 1)", call.name, cv,
-                kMaxCondvars - 1, call.surface->cv_limit);
+                kMaxCondvars - 1, call.surface->cv_limit) +
+         by_value_hint(call);
 }
 
 std::string before_init_error(ApiCall call) {

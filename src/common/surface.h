@@ -1,10 +1,12 @@
 // The words of each public surface, for messages.
 //
-// A program calls ScopeDSM through one of three surfaces: the C API
-// (scopedsm.h), the C++ API (scopedsm.hpp) or the JIAJIA API (jia.h). Each
+// A program calls ScopeDSM through one of five surfaces: the C API
+// (scopedsm.h), the C++ API (scopedsm.hpp), the JIAJIA API (jia.h), its
+// Fortran 77 form (jiaf.h) or the Fortran module (scopedsm.mod). Each
 // names the same operations differently (scopedsm_lock, scopedsm::LockGuard,
 // jia_lock), and a message must speak the program's language: a C program
-// never reads jia_lock, a JIAJIA program never reads scopedsm_init.
+// never reads jia_lock, a JIAJIA program never reads scopedsm_init, a
+// Fortran 77 one is told to call jiaf_init, not jia_init.
 //
 // So every entry point passes an ApiCall down: its surface and its own name
 // as the program wrote it. The runtime phrases each message about that call
@@ -35,6 +37,9 @@ struct Surface {
   const char* lock_limit;         // what names the number of lock ids
   const char* cv_limit;           // what names the number of condition variables
   const char* larger_blocks;      // how to place homes in larger blocks
+  // Fortran 77 passes ids by value only when told to (%val): an id out of
+  // range is then most likely an address, and the report says how to pass it.
+  bool ids_by_value = false;
 };
 
 inline constexpr Surface kCSurface{
@@ -89,6 +94,26 @@ inline constexpr Surface kJiaSurface{
     "jia_alloc3 with a bigger block, or jia_alloc2p",
 };
 
+// The JIAJIA calls from Fortran 77 (jiaf.h, api/fortran_api.cc): JIAJIA's
+// words, with jiaf_init in place of jia_init, and integer arguments passed
+// by value (%val).
+inline constexpr Surface kJiafSurface = [] {
+  Surface s = kJiaSurface;
+  s.init = "jiaf_init";
+  s.before_init = "before jiaf_init";
+  s.init_once = "call jiaf_init exactly once per process";
+  s.ids_by_value = true;
+  return s;
+}();
+
+// The Fortran module `scopedsm` (src/api/scopedsm.f90): the C API's words,
+// as Fortran procedures, but its allocation takes its block as an argument.
+inline constexpr Surface kFortranSurface = [] {
+  Surface s = kCSurface;
+  s.larger_blocks = "scopedsm_alloc with a bigger block= argument";
+  return s;
+}();
+
 // The rule a mismatch of collective calls breaks, in the surface's words.
 inline std::string same_collective_calls(const Surface& s) {
   return std::string("every process must make the same collective calls (") + s.barrier + ", allocations, " + s.wait +
@@ -122,6 +147,8 @@ struct ApiCall {
 inline constexpr ApiCall c_call(const char* name) { return ApiCall{&kCSurface, name}; }
 inline constexpr ApiCall cxx_call(const char* name) { return ApiCall{&kCxxSurface, name}; }
 inline constexpr ApiCall jia_call(const char* name) { return ApiCall{&kJiaSurface, name}; }
+inline constexpr ApiCall jiaf_call(const char* name) { return ApiCall{&kJiafSurface, name}; }
+inline constexpr ApiCall fortran_call(const char* name) { return ApiCall{&kFortranSurface, name}; }
 
 // The misuse reports both builds give, the runtime (libscopedsm) and the
 // sequential library (libscopedsm_seq), so that they say the same thing in

@@ -5,19 +5,24 @@
 #      CMAKE_PREFIX_PATH=<prefix> alone, builds it, and runs its C and C++
 #      programs on 2 processes and the sequential one on 1;
 #   2. builds consumer/hello.c with pkg-config alone (pkgconfig/Makefile) and
-#      runs it on 2 processes.
+#      runs it on 2 processes;
+#   3. with FORTRAN=ON (the build has a Fortran compiler):
+#      the consumer's Fortran programs (the package's Fortran component and
+#      jiaf.h) in step 1, and consumer/hello_f77.f built with the installed
+#      scopedsm-fc, each run on 2 processes; and a project that asks for the
+#      Fortran component without enabling Fortran must fail, saying so.
 # Every program must load libscopedsm from the prefix, not the build tree.
 # Any failure (package not found, missing include path or MPI dependency,
 # link error, wrong result) fails the test with the step that broke.
 #
-#   run.sh CMAKE BUILD_DIR WORK_DIR MPIEXEC [LAUNCHER_FLAG...]
+#   run.sh CMAKE BUILD_DIR WORK_DIR FORTRAN MPIEXEC [LAUNCHER_FLAG...]
 set -euo pipefail
-if [ $# -lt 4 ]; then
-  echo "usage: $0 CMAKE BUILD_DIR WORK_DIR MPIEXEC [LAUNCHER_FLAG...]" >&2
+if [ $# -lt 5 ]; then
+  echo "usage: $0 CMAKE BUILD_DIR WORK_DIR ON|OFF MPIEXEC [LAUNCHER_FLAG...]" >&2
   exit 2
 fi
-cmake=$1 build=$2 work=$3 mpiexec=$4
-shift 4
+cmake=$1 build=$2 work=$3 fortran=$4 mpiexec=$5
+shift 5
 launcher_flags=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=$work/prefix
@@ -50,20 +55,33 @@ mkdir -p "$work"
 step "installing $build into $prefix"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
 for f in lib/cmake/ScopeDSM/ScopeDSMConfig.cmake lib/cmake/ScopeDSM/ScopeDSMConfigVersion.cmake \
-         lib/pkgconfig/scopedsm.pc include/scopedsm.h include/scopedsm.hpp include/jia.h bin/scopedsm; do
+         lib/pkgconfig/scopedsm.pc include/scopedsm.h include/scopedsm.hpp include/jia.h include/jiaf.h \
+         bin/scopedsm bin/scopedsm-fc; do
   [ -e "$prefix/$f" ] || fail "the installation has no $f"
 done
+if [ "$fortran" = ON ]; then
+  for f in include/scopedsm.mod lib/libscopedsm_fortran.a; do
+    [ -e "$prefix/$f" ] || fail "the installation has no $f"
+  done
+fi
 
 step "find_package(ScopeDSM): configure, build"
 # Only the prefix: no package registry, no MPI hints, a generator of CMake's choosing.
 "$cmake" -S "$here/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release || fail "configuring the find_package project"
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release -DCONSUMER_FORTRAN="$fortran" \
+  || fail "configuring the find_package project"
 "$cmake" --build "$work/cmake-build" || fail "building the find_package project"
-for p in hello_c hello_cxx hello_cxx_seq; do loads_installed "$work/cmake-build/$p"; done
+programs=(hello_c hello_cxx hello_cxx_seq)
+[ "$fortran" = ON ] && programs+=(hello_f90 hello_f77)
+for p in "${programs[@]}"; do loads_installed "$work/cmake-build/$p"; done
 
 step "find_package(ScopeDSM): run"
 launch 2 "$work/cmake-build/hello_c" "hello_c: ok on 2 processes"
 launch 2 "$work/cmake-build/hello_cxx" "hello_cxx: ok on 2 processes"
+if [ "$fortran" = ON ]; then
+  launch 2 "$work/cmake-build/hello_f90" "hello_f90: ok on 2 processes"
+  launch 2 "$work/cmake-build/hello_f77" "hello_f77: ok on 2 processes"
+fi
 status=0
 out=$("$work/cmake-build/hello_cxx_seq" 2>&1) || status=$?
 echo "$out"
@@ -80,4 +98,26 @@ loads_installed "$work/pc-build/hello_c"
 
 step "pkg-config: run"
 launch 2 "$work/pc-build/hello_c" "hello_c: ok on 2 processes"
+
+if [ "$fortran" = ON ]; then
+  step "scopedsm-fc: build, run"
+  mkdir -p "$work/fc-build"
+  "$prefix/bin/scopedsm-fc" "$here/consumer/hello_f77.f" -o "$work/fc-build/hello_f77" \
+    || fail "building hello_f77.f with the installed scopedsm-fc"
+  "$prefix/bin/scopedsm-fc" "$here/consumer/hello.f90" -o "$work/fc-build/hello_f90" \
+    || fail "building hello.f90 with the installed scopedsm-fc"
+  for p in hello_f77 hello_f90; do
+    loads_installed "$work/fc-build/$p"
+    launch 2 "$work/fc-build/$p" "$p: ok on 2 processes"
+  done
+
+  step "find_package(ScopeDSM COMPONENTS Fortran) without Fortran enabled: refused"
+  status=0
+  out=$("$cmake" -S "$here/fortran_not_enabled" -B "$work/no-fortran-build" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF 2>&1) || status=$?
+  echo "$out"
+  [ "$status" != 0 ] || fail "a project without Fortran got the Fortran component"
+  grep -q "the Fortran component needs Fortran enabled in the project first" <<<"$out" \
+    || fail "the refusal does not say to enable Fortran"
+fi
 step "ok"

@@ -1,4 +1,4 @@
-"""scopedsm-cc and scopedsm-c++: compiler wrappers in the manner of mpicc.
+"""scopedsm-cc, scopedsm-c++ and scopedsm-fc: compiler wrappers in the manner of mpicc.
 
 They add the ScopeDSM include path, and when linking -lscopedsm with its
 rpath and MPI's link flags (or -lscopedsm_seq with --seq, which needs no
@@ -19,6 +19,9 @@ compiler, cached, for one chosen with SCOPEDSM_CC) are applied:
 
 A compiler that merely warns about legacy C (GCC 12, 13) compiles such a
 program at once, and its warnings show, as they would without the wrapper.
+
+scopedsm-fc (gfortran) adds -fcray-pointer, the path of jiaf.h and of the
+module scopedsm, and links the module's library (libscopedsm_fortran).
 """
 import hashlib
 import json
@@ -45,6 +48,34 @@ libraries.{legacy}
 environment: {env}=compiler uses another compiler than {default}.
 """
 
+FORTRAN_USAGE = """usage: scopedsm-fc [--show | --cflags | --libs] [compiler arguments...]
+
+Compiles and links Fortran programs for ScopeDSM with gfortran: adds
+-fcray-pointer and the path of jiaf.h (JIAJIA's Fortran 77 interface) and of
+the module scopedsm (use scopedsm), and when linking the module's library,
+-lscopedsm, its rpath and the MPI libraries. Fixed-form sources (.f, .for,
+.f77, .F, ...) also get -fallow-argument-mismatch, which JIAJIA-era Fortran
+77 needs (one buffer argument of several types); free-form sources do not.
+
+  --show     print the compiler command instead of running it
+  --cflags   print only the compile flags
+  --libs     print only the link flags
+  --help     this text
+
+environment: SCOPEDSM_FC=compiler uses another gfortran than {default}.
+"""
+
+# The three wrappers: their names, the variable that picks another compiler,
+# the build description's key of the configured one and the fallback.
+LANGUAGES = {
+    "c": ("scopedsm-cc", "SCOPEDSM_CC", "c_compiler", "cc"),
+    "c++": ("scopedsm-c++", "SCOPEDSM_CXX", "cxx_compiler", "c++"),
+    "fortran": ("scopedsm-fc", "SCOPEDSM_FC", "fortran_compiler", "gfortran"),
+}
+
+# Source suffixes gfortran reads as fixed form (Fortran 77).
+FIXED_FORM = (".f", ".for", ".fpp", ".ftn", ".f77", ".F", ".FOR", ".FPP", ".FTN", ".F77")
+
 LEGACY_NOTE = """
 
 Compiles C as the compiler does, plus -fcommon (globals defined in a header
@@ -70,6 +101,9 @@ NO_LINK = {"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"}
 def compile_flags(config, lang, seq):
     flags = list(config.get("sanitize_flags", []))
     flags += [f"-I{d}" for d in config.get("include_dirs", [])]
+    if lang == "fortran":
+        # jiaf.h's Cray pointers; the module's .mod files are found on -I.
+        return ["-fcray-pointer"] + flags + [f"-I{d}" for d in config.get("fortran_module_dirs", [])]
     if lang == "c":
         flags.append("-fcommon")
     if lang == "c++":
@@ -81,8 +115,10 @@ def compile_flags(config, lang, seq):
     return flags
 
 
-def link_flags(config, seq):
+def link_flags(config, seq, lang="c"):
     flags = list(config.get("sanitize_flags", []))
+    if lang == "fortran" and config.get("fortran_lib_dir"):
+        flags += [f"-L{config['fortran_lib_dir']}", "-lscopedsm_fortran"]
     if seq:
         lib = config.get("seq_lib_dir") or config.get("lib_dir")
         return flags + [f"-L{lib}", f"-Wl,-rpath,{lib}", "-lscopedsm_seq"]
@@ -150,6 +186,14 @@ def cached_probe(compiler):
     return flags
 
 
+def fortran_legacy_flags(user_args):
+    """-fallow-argument-mismatch when a fixed-form (Fortran 77) source is compiled."""
+    outputs = {b for a, b in zip(user_args, user_args[1:]) if a == "-o"}
+    if any(a.endswith(FIXED_FORM) and not a.startswith("-") and a not in outputs for a in user_args):
+        return ["-fallow-argument-mismatch"]
+    return []
+
+
 def build_command(config, lang, args, compiler, seq, legacy):
     """The compiler command for `args` (the user's arguments without our options)."""
     link = not any(a in NO_LINK for a in args)
@@ -158,7 +202,7 @@ def build_command(config, lang, args, compiler, seq, legacy):
     cmd += compile_flags(config, lang, seq)
     cmd += args
     if link:
-        cmd += link_flags(config, seq)
+        cmd += link_flags(config, seq, lang)
     return cmd
 
 
@@ -206,14 +250,13 @@ def compile_auto(config, lang, args, compiler, seq, name, env_var):
 
 
 def main(lang, argv, build_json):
-    name = "scopedsm-cc" if lang == "c" else "scopedsm-c++"
-    env_var = "SCOPEDSM_CC" if lang == "c" else "SCOPEDSM_CXX"
+    name, env_var, key, fallback = LANGUAGES[lang]
     try:
         config = buildconfig.load(build_json)
     except buildconfig.BuildConfigError as e:
         print(f"{name}: {e}", file=sys.stderr)
         return 2
-    default = config.get("c_compiler" if lang == "c" else "cxx_compiler")
+    default = config.get(key) or fallback
     compiler = os.environ.get(env_var) or default
     mode, seq, legacy_mode, args = "run", False, False, []
     for a in argv:
@@ -231,20 +274,31 @@ def main(lang, argv, build_json):
             mode = "help"
         else:
             args.append(a)
+    if lang == "fortran" and seq:
+        print(f"{name}: --seq is for C and C++ only: the sequential library has no Fortran entry points; "
+              "run the program on one process instead", file=sys.stderr)
+        return 2
     if mode == "help" or (mode == "run" and not args):
-        text = USAGE.format(name=name, what="C" if lang == "c" else "C++", env=env_var, default=default,
-                            legacy=LEGACY_NOTE if lang == "c" else "",
-                            legacy_option=LEGACY_OPTION if lang == "c" else "")
+        if lang == "fortran":
+            text = FORTRAN_USAGE.format(default=default)
+        else:
+            text = USAGE.format(name=name, what="C" if lang == "c" else "C++", env=env_var, default=default,
+                                legacy=LEGACY_NOTE if lang == "c" else "",
+                                legacy_option=LEGACY_OPTION if lang == "c" else "")
         print(text, end="", file=sys.stdout if mode == "help" else sys.stderr)
         if mode == "run":
             print(f"{name}: no input files; give source files or objects to compile", file=sys.stderr)
         return 0 if mode == "help" else 2
-    legacy = legacy_flags(config, compiler, args) if legacy_mode else []
+    legacy = []
+    if lang == "c" and legacy_mode:
+        legacy = legacy_flags(config, compiler, args)
+    elif lang == "fortran":
+        legacy = fortran_legacy_flags(args)
     if mode == "cflags":
         print(" ".join(shlex.quote(f) for f in legacy + compile_flags(config, lang, seq)))
         return 0
     if mode == "libs":
-        print(" ".join(shlex.quote(f) for f in link_flags(config, seq)))
+        print(" ".join(shlex.quote(f) for f in link_flags(config, seq, lang)))
         return 0
     cmd = build_command(config, lang, args, compiler, seq, legacy)
     if mode == "show":

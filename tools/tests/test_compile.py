@@ -54,6 +54,26 @@ class CompileTest(unittest.TestCase):
         for text in (warning, other, link):
             self.assertFalse(wrapper.needs_legacy(text), text)
 
+    def test_fortran_links_the_module_library_before_the_runtime(self):
+        config = dict(CONFIG, fortran_module_dirs=["/b/fortran"], fortran_lib_dir="/b/src")
+        cmd = wrapper.build_command(config, "fortran", ["x.f90", "-o", "x"], "gfortran", False, [])
+        self.assertEqual(cmd[:4], ["gfortran", "-fcray-pointer", "-I/src/include", "-I/b/fortran"])
+        self.assertLess(cmd.index("x.f90"), cmd.index("-lscopedsm_fortran"))
+        self.assertLess(cmd.index("-lscopedsm_fortran"), cmd.index("-lscopedsm"))
+        self.assertIn("/mpi/lib/libmpi.so", cmd)
+        self.assertNotIn("-I/mpi/include", cmd)  # Fortran reads no mpi.h
+
+    def test_fortran_without_the_module(self):
+        cmd = wrapper.build_command(CONFIG, "fortran", ["x.f"], "gfortran", False, [])
+        self.assertNotIn("-lscopedsm_fortran", cmd)
+        self.assertIn("-lscopedsm", cmd)
+
+    def test_fortran_77_allowance_only_for_fixed_form(self):
+        self.assertEqual(wrapper.fortran_legacy_flags(["-O2", "old.f", "-o", "old"]), ["-fallow-argument-mismatch"])
+        self.assertEqual(wrapper.fortran_legacy_flags(["pre.F", "-c"]), ["-fallow-argument-mismatch"])
+        self.assertEqual(wrapper.fortran_legacy_flags(["new.f90", "-o", "new.f"]), [])
+        self.assertEqual(wrapper.fortran_legacy_flags(["new.f90", "-o", "new"]), [])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,217 @@
+// The Fortran surfaces' entry points into the library.
+//
+// Fortran 77 (include/jiaf.h): JIAJIA's calls under the names gfortran gives
+// them (lower case, one trailing underscore), with JIAJIA's conventions:
+// integer arguments by value (%val), buffers and out-parameters by
+// reference, strings with gfortran's hidden length after the other
+// arguments. Each checks, with the Fortran surface's words (so an early call
+// is told to come after jiaf_init), that ScopeDSM runs, then does what the C
+// call of the same name does. Lock and condition-variable ids go through
+// api/entry.h with that surface, whose report of an id out of range says how
+// to pass one by value. common /jia/ is filled in by jiaf_init.
+//
+// The module `scopedsm` (src/api/scopedsm.f90): its procedures call the
+// scopedsm_f_* functions below through ISO_C_BINDING, by value, and each
+// names the module procedure the program called.
+//
+// The mapping of every call is in docs/FORTRAN.md.
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "api/entry.h"
+#include "common/checked.h"
+#include "common/log.h"
+#include "jia.h"
+#include "runtime/runtime.h"
+
+using scopedsm::ApiCall;
+using scopedsm::fortran_call;
+using scopedsm::jiaf_call;
+using scopedsm::Runtime;
+namespace api = scopedsm::api;
+
+// common /jia/ jiapid, jiahosts. gfortran names a common block by its name
+// and an underscore; a program's own /jia/ is the same object as this one
+// (the dynamic linker binds our references to the executable's copy), so
+// this is where jiaf_init writes. Aligned as gfortran aligns a common block,
+// so the linker has nothing to warn about.
+struct JiaCommon {
+  int jiapid;
+  int jiahosts;
+};
+extern "C" {
+alignas(32) JiaCommon jia_ = {0, 1};
+}
+
+namespace {
+
+void require(const char* name) { Runtime::require_running(jiaf_call(name)); }
+
+// A Fortran string: `len` bytes, blank-padded, no NUL.
+std::string fortran_string(const char* s, size_t len) {
+  std::string out(s, len);
+  const size_t end = out.find_last_not_of(' ');
+  out.erase(end == std::string::npos ? 0 : end + 1);
+  return out;
+}
+
+// JIAJIA-style sizes are ints passed by value; a size passed by reference
+// arrives as an address, whose low half is often negative.
+void check_size(const char* name, int size) {
+  if (size < 0)
+    scopedsm::fatal("%s(size=%d): negative size; from Fortran pass sizes by value, %s(%%val(size))", name, size, name);
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- Fortran 77: jiaf.h -------------------------------------------------
+
+void jiaf_init_(void) {
+  // MPI takes no arguments from us; the runtime reads the command line
+  // itself (/proc/self/cmdline) for its reports.
+  api::init(nullptr, nullptr, jiaf_call("jiaf_init"));
+  jia_.jiapid = api::rank(jiaf_call("jiaf_init"));
+  jia_.jiahosts = api::size(jiaf_call("jiaf_init"));
+}
+
+void jia_exit_(void) { api::finalize(jiaf_call("jia_exit")); }
+
+int64_t jia_alloc3_(int size, int block, int starthost) {
+  require("jia_alloc3");
+  check_size("jia_alloc3", size);
+  return static_cast<int64_t>(jia_alloc3(size, block, starthost));
+}
+int64_t jia_alloc2_(int size, int block) {
+  require("jia_alloc2");
+  check_size("jia_alloc2", size);
+  return static_cast<int64_t>(jia_alloc2(size, block));
+}
+int64_t jia_alloc2p_(int size, int proc) {
+  require("jia_alloc2p");
+  check_size("jia_alloc2p", size);
+  return static_cast<int64_t>(jia_alloc2p(size, proc));
+}
+int64_t jia_alloc1_(int size) {
+  require("jia_alloc1");
+  check_size("jia_alloc1", size);
+  return static_cast<int64_t>(jia_alloc1(size));
+}
+int64_t jia_alloc_(int size) {
+  require("jia_alloc");
+  check_size("jia_alloc", size);
+  return static_cast<int64_t>(jia_alloc(size));
+}
+
+void jia_lock_(int id) { api::lock(jiaf_call("jia_lock"), id); }
+void jia_unlock_(int id) { api::unlock(jiaf_call("jia_unlock"), id); }
+void jia_barrier_(void) { api::barrier(jiaf_call("jia_barrier")); }
+void jia_wait_(void) { api::wait(jiaf_call("jia_wait")); }
+void jia_setcv_(int cv) { api::cv_set(jiaf_call("jia_setcv"), cv); }
+void jia_resetcv_(int cv) { api::cv_reset(jiaf_call("jia_resetcv"), cv); }
+void jia_waitcv_(int cv) { api::cv_wait(jiaf_call("jia_waitcv"), cv); }
+
+// call jia_error('message'): the string comes with its length (gfortran
+// passes it as a size_t after the other arguments).
+void jia_error_(const char* msg, size_t len) { jia_error("%s", fortran_string(msg, len).c_str()); }
+
+float jia_clock_(void) { return jia_clock(); }
+void jia_startstat_(void) {
+  require("jia_startstat");
+  jia_startstat();
+}
+void jia_stopstat_(void) {
+  require("jia_stopstat");
+  jia_stopstat();
+}
+
+void jia_send_(void* buf, int len, int topid, int tag) {
+  require("jia_send");
+  jia_send(buf, len, topid, tag);
+}
+int jia_recv_(void* buf, int len, int frompid, int tag) {
+  require("jia_recv");
+  return jia_recv(buf, len, frompid, tag);
+}
+void jia_bcast_(void* buf, int len, int root) {
+  require("jia_bcast");
+  jia_bcast(buf, len, root);
+}
+void jia_reduce_(void* sendbuf, void* recvbuf, int count, int op, int root) {
+  require("jia_reduce");
+  jia_reduce(sendbuf, recvbuf, count, op, root);
+}
+void jia_config_(int key, int value) {
+  require("jia_config");
+  jia_config(key, value);
+}
+// begin and end are out-parameters: by reference, as Fortran passes them.
+void jia_divtask_(int* begin, int* end) {
+  require("jia_divtask");
+  jia_divtask(begin, end);
+}
+void jia_loadcheck_(void) {
+  require("jia_loadcheck");
+  jia_loadcheck();
+}
+
+// ---- The module scopedsm (scopedsm.f90) ---------------------------------
+
+void scopedsm_f_init(void) { api::init(nullptr, nullptr, fortran_call("scopedsm_init")); }
+void scopedsm_f_finalize(void) { api::finalize(fortran_call("scopedsm_finalize")); }
+int scopedsm_f_rank(void) { return api::rank(fortran_call("scopedsm_rank")); }
+int scopedsm_f_size(void) { return api::size(fortran_call("scopedsm_size")); }
+double scopedsm_f_time(void) { return api::time(fortran_call("scopedsm_time")); }
+void scopedsm_f_barrier(void) { api::barrier(fortran_call("scopedsm_barrier")); }
+void scopedsm_f_wait(void) { api::wait(fortran_call("scopedsm_wait")); }
+void scopedsm_f_lock(int id) { api::lock(fortran_call("scopedsm_lock"), id); }
+void scopedsm_f_unlock(int id) { api::unlock(fortran_call("scopedsm_unlock"), id); }
+void scopedsm_f_cv_set(int cv) { api::cv_set(fortran_call("scopedsm_cv_set"), cv); }
+void scopedsm_f_cv_reset(int cv) { api::cv_reset(fortran_call("scopedsm_cv_reset"), cv); }
+void scopedsm_f_cv_wait(int cv) { api::cv_wait(fortran_call("scopedsm_cv_wait"), cv); }
+
+// call scopedsm_alloc(a, n1[, n2][, block=, start_rank=]): an array of
+// `rank` extents of `elem_bytes` bytes each, its type named `type` (not
+// NUL-terminated, `type_len` bytes) for reports. Without a block (in
+// elements) pages are dealt one by one, as scopedsm_alloc does.
+void* scopedsm_f_alloc(const int64_t* extents, int rank, int elem_bytes, const char* type, int type_len,
+                       int has_block, int64_t block, int start_rank) {
+  const ApiCall call = fortran_call("scopedsm_alloc");
+  Runtime::require_running(call);
+  char text[256];
+  int used = std::snprintf(text, sizeof text, "scopedsm_alloc(%.*s, ", type_len, type);
+  bool positive = true;
+  std::optional<uint64_t> count = 1;
+  for (int d = 0; d < rank; ++d) {
+    used += std::snprintf(text + used, sizeof text - static_cast<size_t>(used), d == 0 ? "%lld" : " x %lld",
+                          static_cast<long long>(extents[d]));
+    positive = positive && extents[d] >= 1;
+    if (positive && count) count = scopedsm::checked_mul(*count, static_cast<uint64_t>(extents[d]));
+  }
+  if (has_block)
+    std::snprintf(text + used, sizeof text - static_cast<size_t>(used), ", block=%lld, start_rank=%d)",
+                  static_cast<long long>(block), start_rank);
+  else
+    std::snprintf(text + used, sizeof text - static_cast<size_t>(used), ")");
+  if (!positive) scopedsm::fatal("%s: every extent must be at least 1", text);
+  const std::optional<uint64_t> bytes = count ? scopedsm::checked_mul(*count, static_cast<uint64_t>(elem_bytes))
+                                              : std::nullopt;
+  if (!bytes) scopedsm::fatal("%s: the array's size does not fit 64 bits", text);
+  if (has_block && block < 1) scopedsm::fatal("%s: block must be at least 1 element", text);
+  if (!has_block) return api::alloc_default(call, text, *bytes);
+  const std::optional<uint64_t> block_bytes = scopedsm::checked_mul(static_cast<uint64_t>(block),
+                                                                    static_cast<uint64_t>(elem_bytes));
+  if (!block_bytes) scopedsm::fatal("%s: the block's size does not fit 64 bits", text);
+  return api::alloc_cyclic(call, text, *bytes, *block_bytes, start_rank);
+}
+
+// call scopedsm_error('message'): ends every process, like scopedsm_fatal.
+void scopedsm_f_error(const char* msg, size_t len) {
+  scopedsm::fatal("scopedsm_error: %s", fortran_string(msg, len).c_str());
+}
+
+}  // extern "C"
