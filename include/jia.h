@@ -117,7 +117,8 @@ void jia_bcast(void *buf, int len, int root);
 #define MIN_DOUBLE 8
 void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
 
-/* Optional features, switched at run time on every process:
+/* Optional features, switched at run time by each process for itself (make
+ * the same call on every process; LOADBAL must match everywhere):
  *   HMIG     home migration at barriers (SCOPEDSM_HOME_MIGRATION, default OFF)
  *   ADWD     adaptive write detection (SCOPEDSM_WRITE_DETECT, default ON);
  *            OFF traps every write

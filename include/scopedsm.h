@@ -74,7 +74,8 @@ void *scopedsm_alloc_first_touch(size_t size);
 /* The rank that is the home of the page holding addr, or -1 if this process
  * does not know it yet: a first-touch page that nobody has touched, or that
  * only other processes have touched and this one has not accessed since.
- * addr must be allocated shared memory. */
+ * With home migration on (SCOPEDSM_HOME_MIGRATION) the answer may change at
+ * a barrier. addr must be allocated shared memory. */
 int scopedsm_home_of(const void *addr);
 /* Non-zero if addr lies in the shared region (allocated or not). */
 int scopedsm_is_shared(const void *addr);

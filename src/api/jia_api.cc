@@ -169,7 +169,7 @@ void jia_config(int key, int value) {
     return;
   }
   if (key == LOADBAL) {
-    rt.load().set_enabled(value == ON);
+    rt.load().set_enabled(value == ON, rt.state().stats.app);
     return;
   }
   if (!reported[key] && rt.state().rank == 0) {

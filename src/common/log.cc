@@ -39,6 +39,7 @@ void set_log_rank(int rank) { g_rank.store(rank); }
 int log_rank() { return g_rank.load(); }
 void set_log_level(LogLevel level) { g_level.store(static_cast<int>(level)); }
 bool log_enabled(LogLevel level) { return static_cast<int>(level) <= g_level.load(); }
+bool fatal_in_progress() { return g_dying.load(); }
 void set_abort_hook(AbortHook hook) { g_abort.store(hook); }
 
 void fatal(const char* fmt, ...) {

@@ -17,6 +17,8 @@ void set_log_rank(int rank);
 int log_rank();
 void set_log_level(LogLevel level);
 bool log_enabled(LogLevel level);
+// True once fatal() has begun ending the process.
+bool fatal_in_progress();
 
 // Called by fatal() after printing; must not return. Default: _exit(1).
 using AbortHook = void (*)(int exit_code);

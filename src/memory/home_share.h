@@ -44,7 +44,9 @@
 // sees the untrap (and takes the recorded path) or the home sees the byte
 // (and keeps trapping): no page is ever written untrapped while an
 // unrecorded copy of it is held. A set `seen` byte stays set until the page
-// is allocated again, so a page read one-sided stays trapped (JIAJIA's rule).
+// is allocated again or its home moves away (home migration resets the old
+// home's word and byte, docs/PROTOCOL.md §6a), so a page read one-sided
+// stays trapped (JIAJIA's rule).
 //
 // Layout in the memfd (offsets from the HomeShare's start, for one-sided
 // access by other processes): the share words (word_offset), the ring, the

@@ -91,8 +91,11 @@ void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
   // to it, and the lock stack keeps one entry per page and epoch.
   ++epoch_;
   stack_->set_epoch(epoch_);
-  invalidate(notices);
+  // Homes move before anything else changes a protection: a protection
+  // change may relieve map pressure by dropping clean copies, and the copies
+  // we take over as home pages must not be among them.
   migrate_homes(notices);
+  invalidate(notices);
   untrap_after_barrier(notices, completed);
 }
 
@@ -492,6 +495,16 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
     m.seen_marked = false;
   }
   if (gained.empty() && lost.empty()) return;
+  for (uint32_t p : gained) {
+    // Our cached copy, in our memory at the page's place, is the page now.
+    // Its slot goes first, so that no relief of map pressure drops it.
+    PageMeta& m = (*pages_)[p];
+    if (m.slot != kNoSlot) cache_->free(m.slot);
+    m.slot = kNoSlot;
+  }
+  // Trapped until untrap_after_barrier finds nobody else holds a copy. The
+  // protection (read) does not change.
+  transition_runs(gained, PageState::kHomeClean, "home migration");
   if (!lost.empty()) {
     // A copy recorded since our barrier began queued the page for
     // re-trapping. We have not written it since (we were in the barrier),
@@ -512,14 +525,6 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
       }
     }
   }
-  for (uint32_t p : gained) {
-    // Our cached copy, in our memory at the page's place, is the page now.
-    PageMeta& m = (*pages_)[p];
-    if (m.slot != kNoSlot) cache_->free(m.slot);
-    m.slot = kNoSlot;
-  }
-  // Trapped until untrap_after_barrier finds nobody else holds a copy.
-  transition_runs(gained, PageState::kHomeClean, "home migration");
   stats_->homes_gained += gained.size();
   stats_->homes_lost += lost.size();
 }

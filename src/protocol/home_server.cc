@@ -34,27 +34,25 @@ void HomeServer::not_homed(const Incoming& in, MsgType type, uint32_t page) {
 }
 
 void HomeServer::serve_deferred() {
+  // Every page a DIFF reached early must have become ours.
+  for (const Provisional& d : provisional_)
+    if (!homed_here(d.page))
+      bad_request("DIFF", d.source,
+                  "page " + std::to_string(d.page) + " is homed at rank " +
+                      std::to_string((*pages_)[d.page].home.load(std::memory_order_acquire)) +
+                      " (it was not among the pages the barrier moved here)");
+  provisional_.clear();
   std::vector<Deferred> now;
   now.swap(deferred_);
   const Limits limits{pages_->allocated(), size_};
   for (const Deferred& d : now) {
-    if (d.type == MsgType::kGetPage) {
-      GetPageMsg msg;
-      if (Status st = decode_message(d.in.bytes, limits, &msg); !st.ok()) bad_request("GETP", d.in.source, st.message());
-      on(d.in, msg);
-    } else {
-      DiffMsg msg;
-      if (Status st = decode_message(d.in.bytes, limits, &msg); !st.ok()) bad_request("DIFF", d.in.source, st.message());
-      on(d.in, msg);
-    }
+    GetPageMsg msg;
+    if (Status st = decode_message(d.in.bytes, limits, &msg); !st.ok()) bad_request("GETP", d.in.source, st.message());
+    on(d.in, msg);  // the barrier is over: a page still not homed here is an error now
   }
 }
 
 void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
-  // A request deferred while another of its sender's waits would overtake
-  // it: once one waits, later ones from anyone wait behind it.
-  if (!deferred_.empty() && in_barrier_ != nullptr && in_barrier_->load(std::memory_order_seq_cst))
-    return not_homed(in, MsgType::kGetPage, msg.page);
   for (uint32_t p = msg.page; p < msg.page + msg.count; ++p)
     if (!homed_here(p)) return not_homed(in, MsgType::kGetPage, p);
   // Record that the copies go out in this epoch (adaptive write detection),
@@ -68,25 +66,21 @@ void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
 std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {
   auto* hs = static_cast<HomeServer*>(self);
   if (page >= hs->pages_->allocated()) return nullptr;
-  int32_t home = (*hs->pages_)[page].home.load(std::memory_order_acquire);
-  if (home != hs->rank_ && home != kHomeUnknown) return nullptr;
+  if (!hs->homed_here(page)) {
+    // During a barrier, a page that barrier is moving here (checked when it
+    // ends, serve_deferred): our memory of it is the writer's copy, which
+    // becomes the home page. Applied now, not deferred, so that the DIFF
+    // stays ahead of the sender's next request to us (a REL or SETCV that
+    // lets others read the page).
+    if (hs->in_barrier_ == nullptr || !hs->in_barrier_->load(std::memory_order_seq_cst)) return nullptr;
+    hs->provisional_.push_back({hs->diff_source_, page});
+    hs->stats_->requests_deferred.fetch_add(1, std::memory_order_relaxed);
+  }
   return hs->region_->alias(page);
 }
 
 void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
-  if (!deferred_.empty() && in_barrier_ != nullptr && in_barrier_->load(std::memory_order_seq_cst))
-    return not_homed(in, MsgType::kDiff, 0);
-  {
-    // Every record's page first: a DIFF is applied whole or deferred whole.
-    // (A malformed record is apply_diff's to report, below.)
-    Reader r(msg.records.data(), msg.records.size());
-    uint32_t page = 0, body = 0;
-    const std::byte* skip = nullptr;
-    while (r.get(&page).ok() && r.get(&body).ok() && page < pages_->allocated()) {
-      if (!homed_here(page)) return not_homed(in, MsgType::kDiff, page);
-      if (!r.get_bytes(body, &skip).ok()) break;
-    }
-  }
+  diff_source_ = in.source;
   const uint64_t t0 = now_ns();
   uint64_t bytes = 0;
   Reader r(msg.records.data(), msg.records.size());

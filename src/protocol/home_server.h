@@ -6,9 +6,12 @@
 // A GETP or DIFF for a page not homed here is a protocol error, except while
 // this process completes a barrier (`in_barrier`): the barrier may be moving
 // the page's home here (home migration, docs/PROTOCOL.md §6a), and a process
-// that completed it first may already ask. Such a request waits, in order,
-// until the application thread has moved the homes and calls
-// serve_deferred(); then it is served, or found an error after all.
+// that completed it first may already ask. Such a GETP waits until the
+// application thread has moved the homes and calls serve_deferred(); then
+// it is served, or found an error after all. Such a DIFF is applied at once
+// (our memory of the page is the copy that becomes the home page), so that
+// it stays ahead of its sender's next request; serve_deferred() checks that
+// the page did move here.
 //
 // Thread owner: whichever thread serves (the service thread, or the
 // application thread while it waits); Service's serve mutex makes them take
@@ -46,7 +49,8 @@ class HomeServer {
   void on(const Incoming& in, const HomeClaimMsg& msg);
 
   // The application thread, at the end of a barrier, once the homes have
-  // moved: serves the requests deferred during the barrier, in arrival order.
+  // moved and `in_barrier` is clear: serves the GETPs deferred during the
+  // barrier, in arrival order, and checks the pages DIFFs reached early.
   void serve_deferred();
 
  private:
@@ -60,6 +64,10 @@ class HomeServer {
     MsgType type;
     Incoming in;
   };
+  struct Provisional {
+    int source;
+    uint32_t page;
+  };
 
   const int rank_;
   const int size_;
@@ -69,6 +77,8 @@ class HomeServer {
   const std::atomic<bool>* const in_barrier_;
   ServiceCounters* const stats_;
   std::vector<Deferred> deferred_;
+  std::vector<Provisional> provisional_;  // pages DIFFs reached during a barrier
+  int diff_source_ = -1;                  // the sender of the DIFF being applied
   std::unordered_map<uint32_t, int32_t> directory_;  // first-touch homes decided here
 };
 

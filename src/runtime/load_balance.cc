@@ -45,6 +45,14 @@ LoadBalancer::LoadBalancer(int size, int rank)
   interval_start_ns_ = now_ns();
 }
 
+void LoadBalancer::set_enabled(bool on, const AppCounters& stats) {
+  if (on && !enabled_) {
+    shares_.assign(shares_.size(), kShareUnits / static_cast<uint64_t>(shares_.size()));
+    start_interval(stats);
+  }
+  enabled_ = on;
+}
+
 void LoadBalancer::start_interval(const AppCounters& stats) {
   interval_start_ns_ = now_ns();
   interval_syn_ns_ = stats.t_syn_ns;

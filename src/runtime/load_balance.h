@@ -46,7 +46,9 @@ class LoadBalancer {
 
   // jia_config(LOADBAL, ON/OFF): off, jia_loadcheck does nothing (no
   // collective call) and jia_divtask splits evenly, as JIAJIA 2.1 did.
-  void set_enabled(bool on) { enabled_ = on; }
+  // Switched on again, it starts afresh: even shares, a new interval. Every
+  // process must switch alike (the division assumes the same shares).
+  void set_enabled(bool on, const AppCounters& stats);
   // Collective: measures this process's interval, exchanges every
   // process's, and sets the new shares. The exchange's wait counts as
   // synchronization (`stats.t_syn_ns`).

@@ -59,15 +59,36 @@ void guess_rank_for_messages() {
 // this way (or calls the shutdown), the job ends as cleanly as with it; if
 // another process still waits for this one in a collective call, the
 // rendezvous or the barrier reports that (common/surface.h).
+// Only where finalizing is possible: not while a fatal error ends the job
+// (the process is on its way out through MPI_Abort), not in a child the
+// program forked (not a process of the job), and neither after the program
+// finalized MPI itself nor from another thread, which are reported.
+pid_t g_init_pid = 0;
+
 void finalize_at_exit() {
   if (g_lifecycle.load() != Lifecycle::kRunning) return;
+  if (fatal_in_progress() || getpid() != g_init_pid) return;
   const Surface& s = *g_runtime->state().surface;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    // MPI is gone: no MPI_Abort either, just the line and the status.
+    SCOPEDSM_LOG(LogLevel::kError, "the process is exiting after MPI_Finalize without calling %s; call %s before MPI_Finalize",
+                 s.finalize, s.finalize);
+    _exit(1);
+  }
+  if (!g_runtime->on_application_thread())
+    fatal("exit() was called by thread %ld, not the thread that called %s; %s cannot be made for the program from "
+          "there: call %s from that thread before the process ends",
+          current_tid(), s.init, s.finalize, s.finalize);
   g_runtime->finalize(ApiCall{&s, s.finalize}, true);
 }
 
 }  // namespace
 
 bool Runtime::running() { return g_lifecycle.load() == Lifecycle::kRunning; }
+
+bool Runtime::on_application_thread() const { return current_tid() == app_tid_; }
 
 Runtime& Runtime::require_running(ApiCall call) {
   Lifecycle l = g_lifecycle.load();
@@ -192,6 +213,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   state_->stats.set_layout(state_->node.node_of(rank), state_->node.nodes(), state_->node.local_size(), node_shared,
                             one_sided);
   g_fault_target.store(this, std::memory_order_release);
+  g_init_pid = getpid();
   std::atexit(finalize_at_exit);
 
   service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us);

@@ -31,6 +31,8 @@ class Runtime {
   // The running instance; reports a call before init or after finalize.
   static Runtime& require_running(ApiCall call);
   static bool running();
+  // The thread that called init: the one application thread.
+  bool on_application_thread() const;
 
   // Collective. `at_exit`: the implicit shutdown of a process that ended
   // (returned from main or called exit()) without calling it; it meets the

@@ -166,8 +166,8 @@ void SyncClient::barrier(ApiCall call) {
     std::unique_lock<std::mutex> serving;
     if (serve_mutex_ != nullptr) serving = std::unique_lock<std::mutex>(*serve_mutex_);
     c_->finish_barrier(merged);
-    if (own_home_ != nullptr) own_home_->serve_deferred();
     p_.in_barrier->store(false, std::memory_order_seq_cst);
+    if (own_home_ != nullptr) own_home_->serve_deferred();
   }
   p_.barriers_done->store(epoch + 1, std::memory_order_release);
 }

@@ -8,10 +8,20 @@
  *   c_return          every process returns without scopedsm_finalize
  *   mixed             even ranks call jia_exit, odd ranks return without it
  *   jia_exit_returns  jia_exit returns to the program (JIAJIA 2.1 as built
- *                     by default): every rank prints a line after it */
+ *                     by default): every rank prints a line after it
+ *   fork_child        every process forks a child that calls exit(0); the
+ *                     child is no process of the job and makes no jia_exit
+ *
+ * And two that must fail, with the report named in tests/compat/CMakeLists.txt:
+ *   thread_exit       a second thread calls exit(0)
+ *   mpi_finalized     the program finalizes MPI itself, then returns */
+#include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <jia.h>
 #include <scopedsm.h>
@@ -26,6 +36,11 @@ static int work(int *a, int rank, int size, void (*barrier)(void)) {
   barrier();
   for (i = 0; i < N; i++) bad += a[i] != 3 * i + 1;
   return bad;
+}
+
+static void *exit_from_thread(void *arg) {
+  (void)arg;
+  exit(0);
 }
 
 int main(int argc, char **argv) {
@@ -48,6 +63,25 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "jia_exit_call")) exit(0);
   if (!strcmp(c, "mixed")) {
     if (jiapid % 2 == 0) jia_exit();
+    return 0;
+  }
+  if (!strcmp(c, "fork_child")) {
+    int status = 0;
+    pid_t child = fork();
+    if (child == 0) exit(0);
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      jia_error("endings fork_child: the child did not end with status 0");
+    jia_barrier();
+    return 0;
+  }
+  if (!strcmp(c, "thread_exit")) {
+    pthread_t t;
+    pthread_create(&t, NULL, exit_from_thread, NULL);
+    pthread_join(t, NULL);
+    return 0;
+  }
+  if (!strcmp(c, "mpi_finalized")) {
+    MPI_Finalize();
     return 0;
   }
   if (!strcmp(c, "jia_exit_returns")) {

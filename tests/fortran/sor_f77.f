@@ -21,9 +21,8 @@
      &                %val(8 * (n + 2) * ((n + 2) / jiahosts)), %val(0))
       pch = jia_alloc(%val(8))
       jbeg = 1
-      jend = n + 1
+      jend = n
       call jia_divtask(jbeg, jend)
-      jend = jend - 1
       if (jiapid .eq. 0) call setup(g, n)
       call jia_barrier()
 

@@ -216,6 +216,43 @@ TEST_F(HomeMigration, OneSidedReadersMarkTheNewHomeToo) {
   }
 }
 
+// A process that finished the barrier first writes a page that barrier
+// moved to a home still finishing it, inside a critical section of a lock
+// homed there, and the next holder of the lock reads the page. The DIFF
+// reaches the new home before the REL: had it waited there for the barrier
+// to end while the REL was served, the next holder could fetch the page
+// without the write. (Run with slow-barrier-finish by `late_home`.)
+TEST_F(HomeMigration, DiffsToANewHomeStayAheadOfTheRelease) {
+  if (nprocs() < 3) GTEST_SKIP() << "needs an old home, a new home and a writer";
+  trap_home_writes();
+  const int lock = 1 + nprocs();  // homed at rank 1, the new home
+  auto* flag = static_cast<uint64_t*>(scopedsm_alloc_cyclic(page(), page(), 0));
+  for (int round = 0; round < 4; ++round) {
+    uint64_t* a = pages_homed_at(0);
+    if (rank() == 1)
+      for (size_t p = 0; p < kPages; ++p) word(a, p) = 1;  // they move to rank 1
+    scopedsm_barrier();
+    const uint64_t value = pattern(800 + static_cast<uint64_t>(round), 0);
+    if (rank() == 2) {
+      scopedsm_lock(lock);
+      for (size_t p = 0; p < kPages; ++p) word(a, p, 1) = value;
+      *flag = static_cast<uint64_t>(round) + 1;
+      scopedsm_unlock(lock);
+    } else if (rank() == 0) {
+      for (;;) {
+        scopedsm_lock(lock);
+        const bool written = *flag == static_cast<uint64_t>(round) + 1;
+        if (written) {
+          for (size_t p = 0; p < kPages; ++p) EXPECT_EQ(word(a, p, 1), value) << "round " << round << " page " << p;
+        }
+        scopedsm_unlock(lock);
+        if (written) break;
+      }
+    }
+    scopedsm_barrier();
+  }
+}
+
 TEST_F(HomeMigration, SwitchedOffNothingMoves) {
   if (nprocs() < 2) GTEST_SKIP() << "needs a home and another writer";
   jia_config(HMIG, OFF);

@@ -28,6 +28,9 @@ CONFIGS = {
     "small-cache": {"SCOPEDSM_CACHE_PAGES": "256"},
     # Every process a node of its own: pages and diffs through messages.
     "node-sharing-off": {"SCOPEDSM_NODE_SHARING": "off"},
+    # Home migration at barriers (JIAJIA's HMIG), in both node modes.
+    "home-migration": {"SCOPEDSM_HOME_MIGRATION": "on"},
+    "home-migration-node-sharing-off": {"SCOPEDSM_HOME_MIGRATION": "on", "SCOPEDSM_NODE_SHARING": "off"},
 }
 VARIANTS = ["seq", "dsm", "mpi", "omp"]
 

@@ -235,7 +235,10 @@ def compile_auto(config, lang, args, compiler, seq, name, env_var):
     # A program read from standard input cannot be compiled twice.
     capture = "-" not in args
     rc, out, err = _run(cmd, name, compiler, env_var, capture)
-    if rc == 0 or not capture or not needs_legacy(err.decode(errors="replace")):
+    # A program built with -Werror asked for its warnings to be errors: the
+    # wrapper does not take that back with the allowances.
+    werror = any(a == "-Werror" or a.startswith("-Werror=") for a in args)
+    if rc == 0 or not capture or werror or not needs_legacy(err.decode(errors="replace")):
         sys.stdout.buffer.write(out)
         sys.stdout.flush()
         sys.stderr.buffer.write(err)

@@ -40,6 +40,23 @@ class CompileTest(unittest.TestCase):
         self.assertIn("-fcommon", wrapper.compile_flags(CONFIG, "c", False))
         self.assertNotIn("-fcommon", wrapper.compile_flags(CONFIG, "c++", False))
 
+    def test_werror_is_never_retried_with_the_allowances(self):
+        calls = []
+
+        def fake_run(cmd, name, compiler, env_var, capture=False):
+            calls.append(cmd)
+            err = b"x.c:3:7: error: implicit declaration of function 'atoi' [-Werror=implicit-function-declaration]"
+            return 1, b"", err
+
+        saved = wrapper._run
+        wrapper._run = fake_run
+        try:
+            rc = wrapper.compile_auto(CONFIG, "c", ["-Werror", "x.c"], "cc", False, "scopedsm-cc", "SCOPEDSM_CC")
+        finally:
+            wrapper._run = saved
+        self.assertEqual(rc, 1)
+        self.assertEqual(len(calls), 1)
+
     def test_legacy_is_needed_only_for_errors_legacy_c_draws(self):
         gcc14 = "x.c:3:7: error: implicit declaration of function 'atoi' [-Wimplicit-function-declaration]"
         clang = "x.c:5:5: error: incompatible integer to pointer conversion assigning to 'double *' from " \
