@@ -72,7 +72,9 @@ void finalize_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) {
-    // MPI is gone: no MPI_Abort either, just the line and the status.
+    // MPI is gone: no MPI_Abort either, just the line and the status. (Not
+    // reached in practice: MPI_Finalize called by the program while the
+    // service thread still uses MPI fails inside MPI, before exit.)
     SCOPEDSM_LOG(LogLevel::kError, "the process is exiting after MPI_Finalize without calling %s; call %s before MPI_Finalize",
                  s.finalize, s.finalize);
     _exit(1);

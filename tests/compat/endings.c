@@ -12,10 +12,8 @@
  *   fork_child        every process forks a child that calls exit(0); the
  *                     child is no process of the job and makes no jia_exit
  *
- * And two that must fail, with the report named in tests/compat/CMakeLists.txt:
- *   thread_exit       a second thread calls exit(0)
- *   mpi_finalized     the program finalizes MPI itself, then returns */
-#include <mpi.h>
+ * And one that must fail, with the report named in tests/compat/CMakeLists.txt:
+ *   thread_exit       a second thread calls exit(0) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,10 +76,6 @@ int main(int argc, char **argv) {
     pthread_t t;
     pthread_create(&t, NULL, exit_from_thread, NULL);
     pthread_join(t, NULL);
-    return 0;
-  }
-  if (!strcmp(c, "mpi_finalized")) {
-    MPI_Finalize();
     return 0;
   }
   if (!strcmp(c, "jia_exit_returns")) {
