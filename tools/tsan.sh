@@ -28,6 +28,7 @@ runs=(
   "np2-first-touch|2|SCOPEDSM_HOME_POLICY=first-touch|LargeRegion.*:Alloc.JiajiaPlacementRules:Placement.JiajiaExplicitCalls"
   "np2-delays|2|SCOPEDSM_TEST_DELAY_US=200|LargeRegion.*"
   "np2-node-off|2|SCOPEDSM_NODE_SHARING=off|LargeRegion.*"
+  "np3-migration-node-off|3|SCOPEDSM_HOME_MIGRATION=on SCOPEDSM_NODE_SHARING=off|LargeRegion.*"
 )
 if [ "${1:-}" = --np ]; then
   runs=("np$2|$2||")
