@@ -324,16 +324,20 @@ void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
     PageMeta& m = (*pages_)[p];
     cache_->free(m.slot);
     m.slot = kNoSlot;
-    // The memory stays for now: a later fetch of the page (an iterative
-    // program fetches the same pages again after every invalidation) then
-    // finds it allocated and mapped, which saves a tmpfs page allocation and
-    // a page-table fault per fetch. Discarded in batches, below.
-    if (!m.stale_listed) {
-      m.stale_listed = true;
-      stale_.push_back(p);
-    }
+    list_stale(p);
   }
   if (stale_.size() > cache_->capacity()) discard_stale();
+}
+
+void Coherence::list_stale(uint32_t page) {
+  // The memory stays for now: a later fetch of the page (an iterative
+  // program fetches the same pages again after every invalidation) then
+  // finds it allocated and mapped, which saves a tmpfs page allocation and
+  // a page-table fault per fetch. Discarded in batches (discard_stale).
+  PageMeta& m = (*pages_)[page];
+  if (m.stale_listed) return;
+  m.stale_listed = true;
+  stale_.push_back(page);
 }
 
 void Coherence::discard_stale() {
@@ -458,10 +462,13 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
 // ---------------------------------------------------------------------------
 // Adaptive write detection
 
-void Coherence::drain_retraps(const std::vector<uint32_t>* skip) {
+void Coherence::drain_retraps() {
   region_->share().drain(&retraps_);
   for (uint32_t p : retraps_) {
-    if (skip != nullptr && std::binary_search(skip->begin(), skip->end(), p)) continue;
+    // A page whose home has just moved away (migrate_homes): the copy was
+    // taken since our barrier began, we have not written the page since,
+    // and the barrier's notice invalidates that copy. Nothing to note.
+    if (!is_home_state((*pages_)[p].state)) continue;
     // The copy taken may be older than writes we made since, in any open
     // critical section: every open level gets the notice.
     stack_->note_everywhere(p);
@@ -505,25 +512,17 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
   // Trapped until untrap_after_barrier finds nobody else holds a copy. The
   // protection (read) does not change.
   transition_runs(gained, PageState::kHomeClean, "home migration");
-  if (!lost.empty()) {
-    // A copy recorded since our barrier began queued the page for
-    // re-trapping. We have not written it since (we were in the barrier),
-    // and the barrier's notice invalidates that copy: the entry goes, so
-    // that the page's share word can be reset for a later return.
-    drain_retraps(&lost);
-    if (!test_fault(TestFault::kKeepLostHome)) {
-      for (uint32_t p : lost) region_->share().reset(p, false);
-      // Our memory of the page is a copy now, and stale as soon as the new
-      // home writes: invalid, its memory discarded with the other copies'.
-      transition_runs(lost, PageState::kInvalid, "home migration");
-      for (uint32_t p : lost) {
-        PageMeta& m = (*pages_)[p];
-        if (!m.stale_listed) {
-          m.stale_listed = true;
-          stale_.push_back(p);
-        }
-      }
-    }
+  if (!lost.empty() && !test_fault(TestFault::kKeepLostHome)) {
+    // Our memory of the page is a copy now, and stale as soon as the new
+    // home writes: invalid, its memory discarded with the other copies'.
+    transition_runs(lost, PageState::kInvalid, "home migration");
+    for (uint32_t p : lost) list_stale(p);
+    // The retrap queue may still hold a lost page (a copy taken since our
+    // barrier began): drained first (drain_retraps passes over pages that
+    // are not ours), so that resetting the share word cannot let a later
+    // return of the page queue it twice.
+    drain_retraps();
+    for (uint32_t p : lost) region_->share().reset(p, false);
   }
   stats_->homes_gained += gained.size();
   stats_->homes_lost += lost.size();

@@ -135,8 +135,9 @@ class Coherence {
   void discard_stale();
   void make_diff(uint64_t page);
   void send_pending(int home);
-  // `skip` (sorted): pages whose home is leaving us; their queue entries go.
-  void drain_retraps(const std::vector<uint32_t>* skip = nullptr);
+  void drain_retraps();
+  // Keeps an invalid copy's memory until the next batch discard.
+  void list_stale(uint32_t page);
   void mark_dirty(uint64_t page);
   // The only code that changes a page's state; the protection follows from
   // the new state (prot_for). `context` names the cause in error reports.

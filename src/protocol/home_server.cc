@@ -22,39 +22,37 @@ bool HomeServer::homed_here(uint32_t page) const {
   return home == rank_ || home == kHomeUnknown;
 }
 
-void HomeServer::not_homed(const Incoming& in, MsgType type, uint32_t page) {
-  if (in_barrier_ != nullptr && in_barrier_->load(std::memory_order_seq_cst)) {
-    deferred_.push_back({type, in});
-    stats_->requests_deferred.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  bad_request(msg_type_name(type), in.source,
-              "page " + std::to_string(page) + " is homed at rank " +
-                  std::to_string((*pages_)[page].home.load(std::memory_order_acquire)));
+bool HomeServer::in_barrier() const { return in_barrier_ != nullptr && in_barrier_->load(std::memory_order_seq_cst); }
+
+std::string HomeServer::homed_elsewhere(uint32_t page) const {
+  return "page " + std::to_string(page) + " is homed at rank " +
+         std::to_string((*pages_)[page].home.load(std::memory_order_acquire));
 }
 
 void HomeServer::serve_deferred() {
   // Every page a DIFF reached early must have become ours.
-  for (const Provisional& d : provisional_)
+  for (const EarlyDiff& d : early_diffs_)
     if (!homed_here(d.page))
-      bad_request("DIFF", d.source,
-                  "page " + std::to_string(d.page) + " is homed at rank " +
-                      std::to_string((*pages_)[d.page].home.load(std::memory_order_acquire)) +
-                      " (it was not among the pages the barrier moved here)");
-  provisional_.clear();
-  std::vector<Deferred> now;
+      bad_request("DIFF", d.source, homed_elsewhere(d.page) + " (it was not among the pages the barrier moved here)");
+  early_diffs_.clear();
+  std::vector<Incoming> now;
   now.swap(deferred_);
   const Limits limits{pages_->allocated(), size_};
-  for (const Deferred& d : now) {
+  for (const Incoming& in : now) {
     GetPageMsg msg;
-    if (Status st = decode_message(d.in.bytes, limits, &msg); !st.ok()) bad_request("GETP", d.in.source, st.message());
-    on(d.in, msg);  // the barrier is over: a page still not homed here is an error now
+    if (Status st = decode_message(in.bytes, limits, &msg); !st.ok()) bad_request("GETP", in.source, st.message());
+    on(in, msg);  // the barrier is over: a page still not homed here is an error now
   }
 }
 
 void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
-  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p)
-    if (!homed_here(p)) return not_homed(in, MsgType::kGetPage, p);
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p) {
+    if (homed_here(p)) continue;
+    if (!in_barrier()) bad_request("GETP", in.source, homed_elsewhere(p));
+    deferred_.push_back(in);  // the barrier may be moving the page here
+    stats_->requests_deferred.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   // Record that the copies go out in this epoch (adaptive write detection),
   // before they are read.
   region_->share().record_copies(msg.page, msg.count, msg.epoch);
@@ -63,31 +61,39 @@ void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
   stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);
 }
 
-std::byte* HomeServer::locate_home_page(void* self, uint32_t page) {
-  auto* hs = static_cast<HomeServer*>(self);
-  if (page >= hs->pages_->allocated()) return nullptr;
-  if (!hs->homed_here(page)) {
+namespace {
+// What locate_home_page needs: the server, and who sent the DIFF.
+struct DiffTarget {
+  HomeServer* server;
+  int source;
+};
+}  // namespace
+
+std::byte* HomeServer::locate_home_page(void* target, uint32_t page) {
+  const DiffTarget& t = *static_cast<DiffTarget*>(target);
+  HomeServer& hs = *t.server;
+  if (page >= hs.pages_->allocated()) return nullptr;
+  if (!hs.homed_here(page)) {
     // During a barrier, a page that barrier is moving here (checked when it
     // ends, serve_deferred): our memory of it is the writer's copy, which
     // becomes the home page. Applied now, not deferred, so that the DIFF
     // stays ahead of the sender's next request to us (a REL or SETCV that
     // lets others read the page).
-    if (hs->in_barrier_ == nullptr || !hs->in_barrier_->load(std::memory_order_seq_cst)) return nullptr;
-    hs->provisional_.push_back({hs->diff_source_, page});
-    hs->stats_->requests_deferred.fetch_add(1, std::memory_order_relaxed);
+    if (!hs.in_barrier()) return nullptr;
+    hs.early_diffs_.push_back({t.source, page});
   }
-  return hs->region_->alias(page);
+  return hs.region_->alias(page);
 }
 
 void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
-  diff_source_ = in.source;
+  DiffTarget target{this, in.source};
   const uint64_t t0 = now_ns();
   uint64_t bytes = 0;
   Reader r(msg.records.data(), msg.records.size());
   while (r.remaining() > 0) {
     uint32_t page = 0;
     size_t changed = 0;
-    Status st = apply_diff(&r, region_->page_size(), &HomeServer::locate_home_page, this, &page, &changed);
+    Status st = apply_diff(&r, region_->page_size(), &HomeServer::locate_home_page, &target, &page, &changed);
     if (!st.ok()) bad_request("DIFF", in.source, st.message());
     stats_->diffs_applied.fetch_add(1, std::memory_order_relaxed);
     stats_->diff_bytes_applied.fetch_add(changed, std::memory_order_relaxed);

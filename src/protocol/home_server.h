@@ -19,6 +19,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -54,17 +55,13 @@ class HomeServer {
   void serve_deferred();
 
  private:
-  static std::byte* locate_home_page(void* self, uint32_t page);
+  // apply_diff's PageLocator; `target` is the DIFF's (server, sender).
+  static std::byte* locate_home_page(void* target, uint32_t page);
   bool homed_here(uint32_t page) const;
-  // For a request naming a page not homed here (`page`, for the report):
-  // defers it if a barrier may be moving the page here, else ends the job.
-  void not_homed(const Incoming& in, MsgType type, uint32_t page);
+  bool in_barrier() const;
+  std::string homed_elsewhere(uint32_t page) const;  // for protocol-error reports
 
-  struct Deferred {
-    MsgType type;
-    Incoming in;
-  };
-  struct Provisional {
+  struct EarlyDiff {
     int source;
     uint32_t page;
   };
@@ -76,9 +73,8 @@ class HomeServer {
   const PageTable* const pages_;
   const std::atomic<bool>* const in_barrier_;
   ServiceCounters* const stats_;
-  std::vector<Deferred> deferred_;
-  std::vector<Provisional> provisional_;  // pages DIFFs reached during a barrier
-  int diff_source_ = -1;                  // the sender of the DIFF being applied
+  std::vector<Incoming> deferred_;       // GETPs waiting for the barrier's end
+  std::vector<EarlyDiff> early_diffs_;   // pages DIFFs reached during a barrier
   std::unordered_map<uint32_t, int32_t> directory_;  // first-touch homes decided here
 };
 
