@@ -85,18 +85,17 @@ std::vector<WriteNotice> Coherence::barrier_notices(const std::vector<uint32_t>&
   return out;
 }
 
-void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
-  const uint32_t completed = epoch_;
+void Coherence::move_homes(const std::vector<WriteNotice>& notices) {
   // The next epoch starts first: what migrate_homes notes (a retrap) belongs
   // to it, and the lock stack keeps one entry per page and epoch.
   ++epoch_;
   stack_->set_epoch(epoch_);
-  // Homes move before anything else changes a protection: a protection
-  // change may relieve map pressure by dropping clean copies, and the copies
-  // we take over as home pages must not be among them.
   migrate_homes(notices);
+}
+
+void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
   invalidate(notices);
-  untrap_after_barrier(notices, completed);
+  untrap_after_barrier(notices, epoch_ - 1);
 }
 
 // ---------------------------------------------------------------------------

@@ -70,11 +70,16 @@ class Coherence {
   // each offering to take the page's home if home migration is on and we
   // still hold our cached copy of it.
   std::vector<WriteNotice> barrier_notices(const std::vector<uint32_t>& pages) const;
-  // A barrier completed with the merged `notices`: invalidates, moves the
-  // homes that were offered (every process decides the same from the same
-  // notices), untraps the home pages nobody holds a copy of any more, and
-  // starts the next epoch. The caller holds the service's serve mutex: the
-  // service thread reads PageMeta::home.
+  // A barrier completed with the merged `notices`, in two steps. First
+  // move_homes: starts the next epoch and moves the homes that were offered
+  // (every process decides the same from the same notices); the caller
+  // holds the service's serve mutex, since the service thread reads
+  // PageMeta::home. Homes move before anything else changes a protection: a
+  // protection change may relieve map pressure by dropping clean copies,
+  // and the copies taken over as home pages must not be among them. Then
+  // finish_barrier: invalidates, and untraps the home pages nobody holds a
+  // copy of any more.
+  void move_homes(const std::vector<WriteNotice>& notices);
   void finish_barrier(const std::vector<WriteNotice>& notices);
 
   // jia_config(ADWD) and jia_config(HMIG) at run time. Trapping every write

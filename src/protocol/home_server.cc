@@ -38,11 +38,8 @@ void HomeServer::serve_deferred() {
   std::vector<Incoming> now;
   now.swap(deferred_);
   const Limits limits{pages_->allocated(), size_};
-  for (const Incoming& in : now) {
-    GetPageMsg msg;
-    if (Status st = decode_message(in.bytes, limits, &msg); !st.ok()) bad_request("GETP", in.source, st.message());
-    on(in, msg);  // the barrier is over: a page still not homed here is an error now
-  }
+  for (const Incoming& in : now)
+    on(in, decode_or_fatal<GetPageMsg>(in.bytes, in.source, limits));  // a page still not homed here is an error now
 }
 
 void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {

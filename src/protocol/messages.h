@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/limits.h"
+#include "common/log.h"
 #include "common/status.h"
 #include "protocol/notices.h"
 #include "transport/wire.h"
@@ -438,6 +439,16 @@ Status decode_message(const std::vector<std::byte>& bytes, const Limits& l, M* m
   if (type != MessageInfo<M>::type)
     return Status::Error(std::string("expected ") + MessageInfo<M>::name + ", got " + msg_type_name(type));
   return decode(&r, l, m);
+}
+
+// decode_message, or the job ends with a protocol error naming `source`.
+// (A payload that views the bytes, DIFF's records, must not outlive them.)
+template <Message M>
+M decode_or_fatal(const std::vector<std::byte>& bytes, int source, const Limits& l) {
+  M m;
+  if (Status s = decode_message(bytes, l, &m); !s.ok())
+    fatal("protocol error: malformed %s from rank %d: %s", MessageInfo<M>::name, source, s.message().c_str());
+  return m;
 }
 
 }  // namespace scopedsm

@@ -206,7 +206,9 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.stats = &st.stats.app;
   parts.surface = st.surface;
   coherence_ = std::make_unique<Coherence>(parts);
-  sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app);
+  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us);
+  sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app,
+                                       SyncClient::ServeHere{&service_->locks(), &service_->home(), &service_->serve_mutex()});
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
   app_tid_ = current_tid();
   install_fault_handler(&Runtime::on_region_fault);
@@ -218,8 +220,6 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   g_init_pid = getpid();
   std::atexit(finalize_at_exit);
 
-  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us);
-  sync_->serve_here(&service_->locks(), &service_->home(), &service_->serve_mutex());
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);

@@ -53,7 +53,7 @@ class Service {
   void check_stalls();
 
   // For the application thread's direct use of the locks homed here
-  // (SyncClient::serve_here): the manager, and the mutex whichever
+  // (SyncClient::ServeHere): the manager, and the mutex whichever
   // thread serves holds. Whoever holds the mutex may use the managers.
   LockManager& locks() { return locks_; }
   HomeServer& home() { return home_; }

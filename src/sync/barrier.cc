@@ -1,5 +1,7 @@
 #include "sync/barrier.h"
 
+#include <cstdio>
+
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -42,9 +44,7 @@ void Barrier::watch(uint32_t call, const std::string& what) {
     // Only the call number matters here; the notices are checked against
     // the allocated pages when the round is used (the sender may already
     // have made an allocation we have not finished).
-      BarrierMsg msg;
-      Status st = decode_message(e.in.bytes, Limits{uint64_t{1} << 32, p_.size}, &msg);
-      if (!st.ok()) fatal("protocol error: malformed BARR from rank %d: %s", s, st.message().c_str());
+      const auto msg = decode_or_fatal<BarrierMsg>(e.in.bytes, s, Limits{uint64_t{1} << 32, p_.size});
       if (msg.call <= call) mismatch(s, msg.call, what, call);
     }
   }
@@ -55,12 +55,15 @@ std::vector<WriteNotice> Barrier::run(ApiCall api, uint32_t epoch, uint32_t call
   const int n = rounds(p_.size);
   const uint64_t start = now_ns();
   bool stall_told = false;
+  // What we send in each round: every notice we know so far, merged in place.
+  BarrierMsg out{epoch, call, 0, std::move(mine)};
   for (int k = 0; k < n; ++k) {
     const int to = target(p_.rank, p_.size, k), from = source(p_.rank, p_.size, k);
-    t.send(to, kTagPeer, encode(BarrierMsg{epoch, call, static_cast<uint32_t>(k), mine}, t.next_seq()));
+    out.round = static_cast<uint32_t>(k);
+    t.send(to, kTagPeer, encode(out, t.next_seq()));
     auto& queue = inbox_->rounds_from(from);
-    const std::string what = "rank " + std::to_string(from) + "'s round " + std::to_string(k) + " of barrier " +
-                             std::to_string(epoch) + " (BARR)";
+    char what[96];  // for a timeout report only: no allocation per round
+    std::snprintf(what, sizeof what, "rank %d's round %d of barrier %u (BARR)", from, k, epoch);
     t.wait_until(
         WakeRole::kApp,
         [&] {
@@ -72,12 +75,10 @@ std::vector<WriteNotice> Barrier::run(ApiCall api, uint32_t epoch, uint32_t call
           }
           return false;
         },
-        what.c_str(), from, /*watched=*/stall_after_ns_ != 0);
+        what, from, /*watched=*/stall_after_ns_ != 0);
     Incoming in = std::move(queue.front().in);
     queue.pop_front();
-    BarrierMsg msg;
-    if (Status st = decode_message(in.bytes, p_.limits(), &msg); !st.ok())
-      fatal("protocol error: malformed BARR from rank %d: %s", from, st.message().c_str());
+    const auto msg = decode_or_fatal<BarrierMsg>(in.bytes, from, p_.limits());
     if (msg.call != call) mismatch(from, msg.call, api.name, call);
     if (msg.epoch != epoch || msg.round != static_cast<uint32_t>(k))
       fatal("protocol error: rank %d sent round %u of barrier %u where round %d of barrier %u was due", from,
@@ -87,9 +88,9 @@ std::vector<WriteNotice> Barrier::run(ApiCall api, uint32_t epoch, uint32_t call
     // Negative controls: a round's notices are lost (tests must notice).
     if (p_.test_fault(TestFault::kSkipNotices)) continue;
     if (k == n - 1 && p_.test_fault(TestFault::kSkipBarrierRound)) continue;
-    merge_sorted(&mine, msg.notices);
+    merge_sorted(&out.notices, msg.notices);
   }
-  return mine;
+  return std::move(out.notices);
 }
 
 }  // namespace scopedsm

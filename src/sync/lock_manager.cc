@@ -69,7 +69,7 @@ void LockManager::name_successor(int lock, LockState* l) {
   p_.transport->send(l->holder, kTagPeer, encode(msg, p_.transport->next_seq()));
 }
 
-void LockManager::acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant, bool* granted) {
+bool LockManager::acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant) {
   const int lock = static_cast<int>(msg.lock);
   LockState& l = lock_state(lock, "ACQ", rank);
   refresh_epoch(&l, msg.epoch);
@@ -77,20 +77,20 @@ void LockManager::acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inli
   if (l.holder >= 0) {
     l.waiters.push_back(w);
     name_successor(lock, &l);
-  } else if (inline_grant != nullptr) {
-    *inline_grant = grant(lock, &l, w);
-    *granted = true;
-  } else {
-    send_grant(lock, &l, w);
+    return false;
   }
+  if (inline_grant == nullptr) {
+    send_grant(lock, &l, w);
+    return false;
+  }
+  *inline_grant = grant(lock, &l, w);
+  return true;
 }
 
-void LockManager::on(const Incoming& in, const AcquireMsg& msg) { acquire(in.source, msg, nullptr, nullptr); }
+void LockManager::on(const Incoming& in, const AcquireMsg& msg) { acquire(in.source, msg, nullptr); }
 
 bool LockManager::acquire_here(const AcquireMsg& msg, AcquireGrantMsg* grant_out) {
-  bool granted = false;
-  acquire(p_.rank, msg, grant_out, &granted);
-  return granted;
+  return acquire(p_.rank, msg, grant_out);
 }
 
 void LockManager::release_one(int lock, LockState* l, int rank, const ReleaseMsg& msg) {
@@ -123,21 +123,22 @@ void LockManager::release(int rank, const ReleaseMsg& msg) {
   if (l.holder != rank) {
     // The successor, which had the lock from the holder directly, may
     // release it before the holder's REL (naming it) gets here.
-    if (rank == l.successor && l.holder >= 0) {
-      l.early.emplace_back(rank, msg);
+    if (rank == l.successor && l.holder >= 0 && !l.early && msg.handed_to < 0) {
+      l.early = msg;
       return;
     }
     fatal("protocol error: rank %d released lock %u, which is held by rank %d", rank, msg.lock, l.holder);
   }
+  const int successor = l.successor;
   release_one(lock, &l, rank, msg);
-  while (!l.early.empty() && l.early.front().first == l.holder) {
-    auto [early_rank, next] = std::move(l.early.front());
-    l.early.pop_front();
-    release_one(lock, &l, early_rank, next);
+  if (l.early) {
+    // The holder's REL must have handed the lock to the early releaser.
+    if (l.holder != successor)
+      fatal("protocol error: rank %d released lock %d early, but the lock went to rank %d", successor, lock, l.holder);
+    const ReleaseMsg next = std::move(*l.early);
+    l.early.reset();
+    release_one(lock, &l, successor, next);
   }
-  if (!l.early.empty())
-    fatal("protocol error: rank %d released lock %d early, but the lock went to rank %d", l.early.front().first, lock,
-          l.holder);
   name_successor(lock, &l);
 }
 

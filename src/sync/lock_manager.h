@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -72,9 +73,11 @@ class LockManager {
     // The waiter a HANDOFF has named to the holder (the queue's front), or
     // -1: the holder may grant it the lock itself at release.
     int successor = -1;
-    // RELs from the successor that overtook the holder's REL naming it
-    // (it got the lock straight from the holder): used right after it.
-    std::deque<std::pair<int, ReleaseMsg>> early;  // (rank, its REL)
+    // The successor's REL that overtook the holder's REL naming it (it got
+    // the lock straight from the holder): applied right after it. At most
+    // one: the successor's next ACQ queues behind it, and it cannot name a
+    // successor of its own before the home sees it hold the lock.
+    std::optional<ReleaseMsg> early;
     // The notices since the latest barrier, in version order, so that a
     // grant copies only the tail the acquirer has not seen.
     std::vector<LoggedNotice> log;
@@ -88,7 +91,9 @@ class LockManager {
   static std::vector<WriteNotice> notices_after(const LockState& l, uint64_t seen);
   LockState& lock_state(int lock, const char* what, int source);
   void refresh_epoch(LockState* l, uint32_t epoch);
-  void acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant, bool* granted);
+  // Grants a free lock at once: into `inline_grant` if given (returns
+  // true), else by message. A held one queues `rank` (returns false).
+  bool acquire(int rank, const AcquireMsg& msg, AcquireGrantMsg* inline_grant);
   void release(int rank, const ReleaseMsg& msg);
   void release_one(int lock, LockState* l, int rank, const ReleaseMsg& msg);
   // With a remote holder and someone waiting, tells the holder to hand the

@@ -22,9 +22,7 @@ void PeerInbox::drain() {
     } else if (type == MsgType::kHandoff) {
       // Its notices were written before we took the lock, so they name
       // pages we have allocated.
-      HandoffMsg msg;
-      if (Status st = decode_message(in.bytes, p_.limits(), &msg); !st.ok())
-        fatal("protocol error: malformed HANDOFF from rank %d: %s", in.source, st.message().c_str());
+      HandoffMsg msg = decode_or_fatal<HandoffMsg>(in.bytes, in.source, p_.limits());
       handoffs_[msg.lock] = std::move(msg);
     } else {
       fatal("protocol error: rank %d sent %s between application threads", in.source, msg_type_name(type));

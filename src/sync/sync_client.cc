@@ -22,11 +22,7 @@ namespace {
 // Decodes a reply whose payload is M; a malformed one ends the job.
 template <typename M>
 M decode_reply(const SyncParts& p, const Incoming& in) {
-  constexpr MsgType expected = MessageInfo<M>::type;
-  M msg;
-  Status st = decode_message(in.bytes, p.limits(), &msg);
-  if (!st.ok()) fatal("protocol error: malformed %s from rank %d: %s", msg_type_name(expected), in.source, st.message().c_str());
-  return msg;
+  return decode_or_fatal<M>(in.bytes, in.source, p.limits());
 }
 
 // Waits for the reply whose payload is M from `from` (-1: anyone) and
@@ -46,8 +42,18 @@ std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writ
 
 }  // namespace
 
-SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats)
-    : p_(parts), c_(coherence), stack_(stack), stats_(stats), seen_(kMaxLocks, 0), inbox_(parts), barrier_(parts, &inbox_) {}
+SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats,
+                       ServeHere here)
+    : p_(parts),
+      c_(coherence),
+      stack_(stack),
+      stats_(stats),
+      seen_(kMaxLocks, 0),
+      inbox_(parts),
+      barrier_(parts, &inbox_),
+      own_locks_(here.locks),
+      own_home_(here.home),
+      serve_mutex_(here.mutex) {}
 
 void SyncClient::check_lock_id(ApiCall call, int lock) const {
   if (lock < 0 || lock >= kMaxLocks)
@@ -72,7 +78,7 @@ void SyncClient::lock(ApiCall call, int lock) {
   AcquireMsg req{static_cast<uint32_t>(lock), c_->epoch(), seen_[static_cast<size_t>(lock)]};
   AcquireGrantMsg grant;
   bool granted = false;
-  if (home == p_.rank && own_locks_ != nullptr) {
+  if (home == p_.rank) {
     std::lock_guard<std::mutex> serving(*serve_mutex_);
     granted = own_locks_->acquire_here(req, &grant);
   } else {
@@ -106,7 +112,7 @@ void SyncClient::unlock(ApiCall call, int lock) {
   const int home = LockManager::home_of(lock, p_.size);
   Transport& t = *p_.transport;
   ReleaseMsg rel{static_cast<uint32_t>(lock), c_->epoch(), as_notices(stack_->top_pages(), p_.rank)};
-  if (home == p_.rank && own_locks_ != nullptr) {
+  if (home == p_.rank) {
     // The diffs must be at their homes before the next acquirer can fault
     // on those pages, which it may do as soon as it has the grant.
     c_->flush_diffs(-1);
@@ -115,14 +121,20 @@ void SyncClient::unlock(ApiCall call, int lock) {
     stack_->pop();
     return;
   }
+  // REL is ordered after our diffs to the lock's home, and the home grants
+  // the next acquirer only after REL: every other home must have applied
+  // our diffs before REL leaves.
+  c_->flush_diffs(home);
   // Has the home named a waiter to hand the lock to (HANDOFF)? Then the
-  // grant goes to it from here, one message, and REL tells the home.
+  // grant goes to it from here, one message, and REL tells the home. Only
+  // if the lock's home owes us nothing: the successor may fault on our pages
+  // as soon as it has the grant, and a DIFF still on its way to the lock's
+  // home would have to be waited for (a round trip), which the plain
+  // release through the home does not need.
   HandoffMsg handoff;
   inbox_.drain();
-  if (inbox_.take_handoff(static_cast<uint32_t>(lock), seen_[static_cast<size_t>(lock)], &handoff)) {
-    // The successor may fault on our pages as soon as it has the grant, and
-    // our GETP-ordering with the lock's home does not cover its requests.
-    c_->flush_diffs(-1);
+  if (inbox_.take_handoff(static_cast<uint32_t>(lock), seen_[static_cast<size_t>(lock)], &handoff) &&
+      t.acks().owed(home) == 0) {
     AcquireGrantMsg grant{static_cast<uint32_t>(lock), handoff.version + 1, std::move(handoff.notices)};
     // The grant carries what the home would have: the log newer than the
     // successor's version (in the HANDOFF), then our critical section's.
@@ -130,13 +142,8 @@ void SyncClient::unlock(ApiCall call, int lock) {
       grant.notices.insert(grant.notices.end(), rel.notices.begin(), rel.notices.end());
     rel.handed_to = handoff.successor;
     t.send(handoff.successor, kTagReply, encode(grant, t.next_seq()));
-    t.send(home, kTagRequest, encode(rel, t.next_seq()));
-  } else {
-    // REL is ordered after our diffs to the lock's home, and the home
-    // grants the next acquirer only after REL.
-    c_->flush_diffs(home);
-    t.send(home, kTagRequest, encode(rel, t.next_seq()));
   }
+  t.send(home, kTagRequest, encode(rel, t.next_seq()));
   stack_->pop();
 }
 
@@ -162,13 +169,14 @@ void SyncClient::barrier(ApiCall call) {
   {
     // Whoever serves sees the homes either all before the barrier, with
     // requests for moved pages deferred, or all after it, with the deferred
-    // requests already answered in their order.
-    std::unique_lock<std::mutex> serving;
-    if (serve_mutex_ != nullptr) serving = std::unique_lock<std::mutex>(*serve_mutex_);
-    c_->finish_barrier(merged);
+    // requests already answered in their order. Only this is done under the
+    // serve mutex: requests keep being served while we invalidate.
+    std::lock_guard<std::mutex> serving(*serve_mutex_);
+    c_->move_homes(merged);
     p_.in_barrier->store(false, std::memory_order_seq_cst);
-    if (own_home_ != nullptr) own_home_->serve_deferred();
+    own_home_->serve_deferred();
   }
+  c_->finish_barrier(merged);
   p_.barriers_done->store(epoch + 1, std::memory_order_release);
 }
 

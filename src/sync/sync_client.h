@@ -25,19 +25,18 @@ namespace scopedsm {
 class SyncClient {
  public:
   // Thread owner: the application thread (every method and field).
-  SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats);
-
   // This process's lock manager and home server, and the mutex whoever
-  // serves holds (runtime/service.h). The locks homed here are then taken
-  // and released directly, under that mutex, with no message to oneself and
-  // no hand-off to the service thread; and at the end of a barrier, under
-  // it too, the homes move and the home server answers the requests it
-  // deferred meanwhile. Set once, before the first lock or barrier.
-  void serve_here(LockManager* locks, HomeServer* home, std::mutex* serve_mutex) {
-    own_locks_ = locks;
-    own_home_ = home;
-    serve_mutex_ = serve_mutex;
-  }
+  // serves holds (runtime/service.h). The locks homed here are taken and
+  // released directly, under that mutex, with no message to oneself and no
+  // hand-off to the service thread; and at the end of a barrier, under it
+  // too, the homes move and the home server answers the requests it
+  // deferred meanwhile. They must outlive the client.
+  struct ServeHere {
+    LockManager* locks;
+    HomeServer* home;
+    std::mutex* mutex;
+  };
+  SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats, ServeHere here);
 
   // Misuse is reported in the words of `call` (common/surface.h).
   void lock(ApiCall call, int lock);
@@ -73,9 +72,9 @@ class SyncClient {
   std::vector<uint64_t> seen_;  // per lock: the lock version at our last grant
   PeerInbox inbox_;
   Barrier barrier_;
-  LockManager* own_locks_ = nullptr;
-  HomeServer* own_home_ = nullptr;
-  std::mutex* serve_mutex_ = nullptr;
+  LockManager* const own_locks_;
+  HomeServer* const own_home_;
+  std::mutex* const serve_mutex_;
   uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)
 };
 

@@ -1,8 +1,9 @@
 // The local mailbox: messages a process sends to itself.
 //
-// A lock, condition variable or page directory homed at this process, and
-// rank 0's own arrivals at jia_wait and collective calls, make a process
-// send itself requests and replies. Those never enter MPI: a copy waits here, per tag, until the
+// A condition variable or page directory homed at this process, the grant
+// of a lock homed here that it queued for, and rank 0's own arrivals at
+// jia_wait and collective calls make a process send itself requests and
+// replies. Those never enter MPI: a copy waits here, per tag, until the
 // receive calls that drain MPI (Transport::try_receive) take it first.
 // Raw page contents (kTagPage) never come here: a process is the home of
 // its own pages and never asks itself for one; nor do barrier rounds
