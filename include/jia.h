@@ -47,7 +47,10 @@ extern int hostc;
  * JIAJIA's own example programs do: ScopeDSM then makes the jia_exit at exit.
  * When every process ends so, or calls jia_exit, the job ends as it would
  * with jia_exit everywhere. A process that ends while another still waits for
- * it (in jia_barrier, jia_wait, an allocation) is an error naming both. */
+ * it (in jia_barrier, jia_wait, an allocation) is an error naming both, and
+ * so is ending while holding a lock, or exit() called from a thread other
+ * than the one that called jia_init. A child the program forks is not a
+ * process of the job: its exit() makes no jia_exit. */
 void jia_init(int argc, char **argv);
 void jia_exit(void);
 
@@ -137,12 +140,15 @@ void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
 #define WVEC 4
 void jia_config(int key, int value);
 
-/* Load balancing, as JIAJIA 2.1 did it. jia_divtask narrows the inclusive
+/* Load balancing. jia_divtask narrows the inclusive
  * range [*begin, *end] (JIAJIA's convention: `for (i = begin; i <= end; i++)`)
  * to this process's part; the parts of all processes, in rank order, cover
  * the range exactly, and a part may be empty (*end == *begin - 1). Parts are
- * in proportion to each process's speed at the last jia_loadcheck, even
- * before the first one. jia_loadcheck is collective: each process measures
+ * in proportion to each process's speed at the last jia_loadcheck (an even
+ * split before the first one, or with jia_config(LOADBAL, OFF)). LOADBAL is
+ * ON by default here, so that jia_loadcheck weighs the parts without a
+ * jia_config call; a program that wants the even split every time says
+ * jia_config(LOADBAL, OFF). jia_loadcheck is collective: each process measures
  * the seconds it computed since the previous jia_loadcheck (or its first
  * jia_divtask), less the time it waited in synchronization; speed is its
  * part over those seconds. */

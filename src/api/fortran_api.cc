@@ -10,12 +10,14 @@
 // api/entry.h with that surface, whose report of an id out of range says how
 // to pass one by value. common /jia/ is filled in by jiaf_init.
 //
-// The module `scopedsm` (src/api/scopedsm.f90): its procedures call the
-// scopedsm_f_* functions below through ISO_C_BINDING, by value, and each
-// names the module procedure the program called.
+// The module `scopedsm` (src/api/scopedsm.f90): most of its procedures are
+// the C API's functions themselves (ISO_C_BINDING, by value; the module's
+// procedure names are the C names, so misuse reports name what the program
+// called); init, allocation and errors go through scopedsm_f_* below.
 //
 // The mapping of every call is in docs/FORTRAN.md.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -161,42 +163,36 @@ void jia_loadcheck_(void) {
 
 // ---- The module scopedsm (scopedsm.f90) ---------------------------------
 
+// The module binds finalize, rank, size, time, barrier, wait, locks and
+// condition variables to the C API itself: the same names, the same words
+// in misuse reports. These three differ: no argc/argv, typed arrays, and a
+// Fortran string.
 void scopedsm_f_init(void) { api::init(nullptr, nullptr, fortran_call("scopedsm_init")); }
-void scopedsm_f_finalize(void) { api::finalize(fortran_call("scopedsm_finalize")); }
-int scopedsm_f_rank(void) { return api::rank(fortran_call("scopedsm_rank")); }
-int scopedsm_f_size(void) { return api::size(fortran_call("scopedsm_size")); }
-double scopedsm_f_time(void) { return api::time(fortran_call("scopedsm_time")); }
-void scopedsm_f_barrier(void) { api::barrier(fortran_call("scopedsm_barrier")); }
-void scopedsm_f_wait(void) { api::wait(fortran_call("scopedsm_wait")); }
-void scopedsm_f_lock(int id) { api::lock(fortran_call("scopedsm_lock"), id); }
-void scopedsm_f_unlock(int id) { api::unlock(fortran_call("scopedsm_unlock"), id); }
-void scopedsm_f_cv_set(int cv) { api::cv_set(fortran_call("scopedsm_cv_set"), cv); }
-void scopedsm_f_cv_reset(int cv) { api::cv_reset(fortran_call("scopedsm_cv_reset"), cv); }
-void scopedsm_f_cv_wait(int cv) { api::cv_wait(fortran_call("scopedsm_cv_wait"), cv); }
 
 // call scopedsm_alloc(a, n1[, n2][, block=, start_rank=]): an array of
 // `rank` extents of `elem_bytes` bytes each, its type named `type` (not
 // NUL-terminated, `type_len` bytes) for reports. Without a block (in
 // elements) pages are dealt one by one, as scopedsm_alloc does.
+// `start_rank` is -1 when not given; it needs a block.
 void* scopedsm_f_alloc(const int64_t* extents, int rank, int elem_bytes, const char* type, int type_len,
                        int has_block, int64_t block, int start_rank) {
   const ApiCall call = fortran_call("scopedsm_alloc");
   Runtime::require_running(call);
-  char text[256];
-  int used = std::snprintf(text, sizeof text, "scopedsm_alloc(%.*s, ", type_len, type);
+  std::string described = "scopedsm_alloc(" + std::string(type, static_cast<size_t>(type_len)) + ", ";
   bool positive = true;
   std::optional<uint64_t> count = 1;
   for (int d = 0; d < rank; ++d) {
-    used += std::snprintf(text + used, sizeof text - static_cast<size_t>(used), d == 0 ? "%lld" : " x %lld",
-                          static_cast<long long>(extents[d]));
+    described += (d == 0 ? "" : " x ") + std::to_string(extents[d]);
     positive = positive && extents[d] >= 1;
     if (positive && count) count = scopedsm::checked_mul(*count, static_cast<uint64_t>(extents[d]));
   }
-  if (has_block)
-    std::snprintf(text + used, sizeof text - static_cast<size_t>(used), ", block=%lld, start_rank=%d)",
-                  static_cast<long long>(block), start_rank);
-  else
-    std::snprintf(text + used, sizeof text - static_cast<size_t>(used), ")");
+  if (has_block) described += ", block=" + std::to_string(block);
+  if (has_block || start_rank >= 0) described += ", start_rank=" + std::to_string(has_block ? std::max(start_rank, 0) : start_rank);
+  described += ")";
+  const char* text = described.c_str();
+  if (!has_block && start_rank >= 0)
+    scopedsm::fatal("%s: start_rank needs block (the array is dealt in blocks of that many elements from start_rank)",
+                    text);
   if (!positive) scopedsm::fatal("%s: every extent must be at least 1", text);
   const std::optional<uint64_t> bytes = count ? scopedsm::checked_mul(*count, static_cast<uint64_t>(elem_bytes))
                                               : std::nullopt;
@@ -206,7 +202,7 @@ void* scopedsm_f_alloc(const int64_t* extents, int rank, int elem_bytes, const c
   const std::optional<uint64_t> block_bytes = scopedsm::checked_mul(static_cast<uint64_t>(block),
                                                                     static_cast<uint64_t>(elem_bytes));
   if (!block_bytes) scopedsm::fatal("%s: the block's size does not fit 64 bits", text);
-  return api::alloc_cyclic(call, text, *bytes, *block_bytes, start_rank);
+  return api::alloc_cyclic(call, text, *bytes, *block_bytes, std::max(start_rank, 0));
 }
 
 // call scopedsm_error('message'): ends every process, like scopedsm_fatal.

@@ -39,47 +39,49 @@ module scopedsm
     module procedure alloc_r8_1, alloc_r8_2, alloc_r4_1, alloc_r4_2, alloc_i4_1, alloc_i4_2, alloc_i8_1, alloc_i8_2
   end interface
 
-  ! The library's entry points for this module (src/api/fortran_api.cc).
+  ! The library's entry points: the C API's own (include/scopedsm.h) where
+  ! Fortran can call it as it is, the module's (src/api/fortran_api.cc)
+  ! for initialization, allocation and errors.
   interface
     subroutine scopedsm_init() bind(c, name="scopedsm_f_init")
     end subroutine
-    subroutine scopedsm_finalize() bind(c, name="scopedsm_f_finalize")
+    subroutine scopedsm_finalize() bind(c, name="scopedsm_finalize")
     end subroutine
     ! This process's rank, 0 .. scopedsm_size() - 1.
-    integer(c_int) function scopedsm_rank() bind(c, name="scopedsm_f_rank")
+    integer(c_int) function scopedsm_rank() bind(c, name="scopedsm_rank")
       import :: c_int
     end function
-    integer(c_int) function scopedsm_size() bind(c, name="scopedsm_f_size")
+    integer(c_int) function scopedsm_size() bind(c, name="scopedsm_size")
       import :: c_int
     end function
     ! Seconds since scopedsm_init.
-    real(c_double) function scopedsm_time() bind(c, name="scopedsm_f_time")
+    real(c_double) function scopedsm_time() bind(c, name="scopedsm_time")
       import :: c_double
     end function
-    subroutine scopedsm_barrier() bind(c, name="scopedsm_f_barrier")
+    subroutine scopedsm_barrier() bind(c, name="scopedsm_barrier")
     end subroutine
     ! A rendezvous of all processes with no coherence action.
-    subroutine scopedsm_wait() bind(c, name="scopedsm_f_wait")
+    subroutine scopedsm_wait() bind(c, name="scopedsm_wait")
     end subroutine
     ! Lock ids are 0 .. scopedsm_num_locks() - 1.
-    subroutine scopedsm_lock(id) bind(c, name="scopedsm_f_lock")
+    subroutine scopedsm_lock(id) bind(c, name="scopedsm_lock")
       import :: c_int
       integer(c_int), value :: id
     end subroutine
-    subroutine scopedsm_unlock(id) bind(c, name="scopedsm_f_unlock")
+    subroutine scopedsm_unlock(id) bind(c, name="scopedsm_unlock")
       import :: c_int
       integer(c_int), value :: id
     end subroutine
     ! Condition variables 0 .. scopedsm_num_condvars() - 1 (docs/MEMORY_MODEL.md).
-    subroutine scopedsm_cv_set(cv) bind(c, name="scopedsm_f_cv_set")
+    subroutine scopedsm_cv_set(cv) bind(c, name="scopedsm_cv_set")
       import :: c_int
       integer(c_int), value :: cv
     end subroutine
-    subroutine scopedsm_cv_reset(cv) bind(c, name="scopedsm_f_cv_reset")
+    subroutine scopedsm_cv_reset(cv) bind(c, name="scopedsm_cv_reset")
       import :: c_int
       integer(c_int), value :: cv
     end subroutine
-    subroutine scopedsm_cv_wait(cv) bind(c, name="scopedsm_f_cv_wait")
+    subroutine scopedsm_cv_wait(cv) bind(c, name="scopedsm_cv_wait")
       import :: c_int
       integer(c_int), value :: cv
     end subroutine
@@ -123,7 +125,7 @@ contains
     integer(c_int) :: has_block, s
     has_block = 0
     b = 0
-    s = 0
+    s = -1  ! not given
     if (present(block)) then
       has_block = 1
       b = block

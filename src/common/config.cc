@@ -159,6 +159,7 @@ const std::vector<ConfigVariable>& tool_variables() {
       {"SCOPEDSM_MPIEXEC", "(the build's)", "The MPI launcher `scopedsm run` and `scopedsm bench` start jobs with."},
       {"SCOPEDSM_CC", "(the build's)", "The C compiler scopedsm-cc calls."},
       {"SCOPEDSM_CXX", "(the build's)", "The C++ compiler scopedsm-c++ calls."},
+      {"SCOPEDSM_FC", "(the build's)", "The Fortran compiler (gfortran) scopedsm-fc calls."},
       {"SCOPEDSM_BENCH_COMMIT", "(git)", "The source commit bench/run_micro.sh records in its reports."},
   };
   return vars;

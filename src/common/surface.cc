@@ -1,6 +1,7 @@
 #include "common/surface.h"
 
 #include <cstdio>
+#include <string_view>
 
 #include "common/limits.h"
 
@@ -55,21 +56,22 @@ std::string barrier_in_lock_error(ApiCall call, const std::string& held) {
 }
 
 namespace {
-constexpr const char* kImplicitMark = " [at exit: the process returned from main or called exit()]";
+constexpr std::string_view kImplicitMark = " [at exit: the process returned from main or called exit()]";
+
+// The call without the at-exit mark, if it has one.
+std::string_view without_exit_mark(std::string_view call) {
+  return call.ends_with(kImplicitMark) && call.size() > kImplicitMark.size()
+             ? call.substr(0, call.size() - kImplicitMark.size())
+             : call;
+}
 }  // namespace
 
-std::string implicit_exit_call(const Surface& s) { return std::string(s.finalize) + kImplicitMark; }
+std::string implicit_exit_call(const Surface& s) { return std::string(s.finalize) + std::string(kImplicitMark); }
 
-bool is_implicit_exit(const std::string& call) {
-  const std::string mark = kImplicitMark;
-  return call.size() > mark.size() && call.compare(call.size() - mark.size(), mark.size(), mark) == 0;
-}
+bool is_implicit_exit(const std::string& call) { return without_exit_mark(call).size() != call.size(); }
 
 bool same_collective_call(const std::string& a, const std::string& b) {
-  auto shutdown = [](const std::string& c) {
-    return is_implicit_exit(c) ? c.substr(0, c.size() - std::string(kImplicitMark).size()) : c;
-  };
-  return shutdown(a) == shutdown(b);
+  return a == b || without_exit_mark(a) == without_exit_mark(b);
 }
 
 std::string exit_while_waited_error(const Surface& s, const std::string& who, int waiting_rank,

@@ -41,7 +41,9 @@ void divide_range(int begin, int end, const std::vector<uint64_t>& shares, int r
 }
 
 LoadBalancer::LoadBalancer(int size, int rank)
-    : shares_(static_cast<size_t>(size), kShareUnits / static_cast<uint64_t>(size)), rank_(rank) {
+    : shares_(static_cast<size_t>(size), kShareUnits / static_cast<uint64_t>(size)),
+      even_(static_cast<size_t>(size), 1),
+      rank_(rank) {
   interval_start_ns_ = now_ns();
 }
 
@@ -54,19 +56,14 @@ void LoadBalancer::set_enabled(bool on, const AppCounters& stats) {
 }
 
 void LoadBalancer::start_interval(const AppCounters& stats) {
+  measuring_ = true;
   interval_start_ns_ = now_ns();
   interval_syn_ns_ = stats.t_syn_ns;
 }
 
 void LoadBalancer::divide(int* begin, int* end, const AppCounters& stats) {
-  if (!divided_ && !checked_) start_interval(stats);
-  divided_ = true;
-  if (!enabled_) {
-    const std::vector<uint64_t> even(shares_.size(), 1);
-    divide_range(*begin, *end, even, rank_, begin, end);
-    return;
-  }
-  divide_range(*begin, *end, shares_, rank_, begin, end);
+  if (!measuring_) start_interval(stats);
+  divide_range(*begin, *end, enabled_ ? shares_ : even_, rank_, begin, end);
 }
 
 void LoadBalancer::check(SyncClient& sync, AppCounters& stats, ApiCall call) {
@@ -89,7 +86,6 @@ void LoadBalancer::check(SyncClient& sync, AppCounters& stats, ApiCall call) {
       fatal("protocol error: %s: malformed load from rank %zu", call.name, i);
   }
   shares_ = rebalance(shares_, times);
-  checked_ = true;
   stats.t_syn_ns += now_ns() - now;
   start_interval(stats);
 }

@@ -45,7 +45,7 @@ class LoadBalancer {
   LoadBalancer(int size, int rank);
 
   // jia_config(LOADBAL, ON/OFF): off, jia_loadcheck does nothing (no
-  // collective call) and jia_divtask splits evenly, as JIAJIA 2.1 did.
+  // collective call) and jia_divtask splits evenly.
   // Switched on again, it starts afresh: even shares, a new interval. Every
   // process must switch alike (the division assumes the same shares).
   void set_enabled(bool on, const AppCounters& stats);
@@ -64,10 +64,10 @@ class LoadBalancer {
   void start_interval(const AppCounters& stats);
 
   std::vector<uint64_t> shares_;
+  const std::vector<uint64_t> even_;  // the split with LOADBAL off
   const int rank_;
   bool enabled_ = true;
-  bool checked_ = false;   // a check has been made
-  bool divided_ = false;   // divide has been called
+  bool measuring_ = false;  // an interval has started (the first divide or check)
   uint64_t interval_start_ns_ = 0;
   uint64_t interval_syn_ns_ = 0;    // stats.t_syn_ns at the interval's start
   double test_seconds_ = -1;

@@ -61,24 +61,15 @@ void guess_rank_for_messages() {
 // rendezvous or the barrier reports that (common/surface.h).
 // Only where finalizing is possible: not while a fatal error ends the job
 // (the process is on its way out through MPI_Abort), not in a child the
-// program forked (not a process of the job), and neither after the program
-// finalized MPI itself nor from another thread, which are reported.
+// program forked (not a process of the job), and not from another thread,
+// which is reported. (A program that calls MPI_Finalize itself while the
+// runtime runs fails inside MPI, before it gets here.)
 pid_t g_init_pid = 0;
 
 void finalize_at_exit() {
   if (g_lifecycle.load() != Lifecycle::kRunning) return;
   if (fatal_in_progress() || getpid() != g_init_pid) return;
   const Surface& s = *g_runtime->state().surface;
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized) {
-    // MPI is gone: no MPI_Abort either, just the line and the status. (Not
-    // reached in practice: MPI_Finalize called by the program while the
-    // service thread still uses MPI fails inside MPI, before exit.)
-    SCOPEDSM_LOG(LogLevel::kError, "the process is exiting after MPI_Finalize without calling %s; call %s before MPI_Finalize",
-                 s.finalize, s.finalize);
-    _exit(1);
-  }
   if (!g_runtime->on_application_thread())
     fatal("exit() was called by thread %ld, not the thread that called %s; %s cannot be made for the program from "
           "there: call %s from that thread before the process ends",
@@ -346,13 +337,14 @@ double Runtime::seconds_since_init() const { return static_cast<double>(now_ns()
 
 void Runtime::finalize(ApiCall call, bool at_exit) {
   RuntimeState& s = *state_;
-  if (s.stack.depth() > 1 && at_exit)
-    fatal("the process is exiting (returned from main or called exit()) %s while holding locks (%s); release every "
-          "lock before the process ends",
-          call.surface->exit_without_finalize, s.stack.describe().c_str());
-  if (s.stack.depth() > 1)
+  if (s.stack.depth() > 1) {
+    if (at_exit)
+      fatal("the process is exiting (returned from main or called exit()) %s while holding locks (%s); release every "
+            "lock before the process ends",
+            call.surface->exit_without_finalize, s.stack.describe().c_str());
     fatal("%s: called while holding locks (%s); release every lock before exiting", call.name,
           s.stack.describe().c_str());
+  }
   // Leave nothing behind: every write reaches its home.
   coherence_->close_interval();
   coherence_->flush_diffs(-1);

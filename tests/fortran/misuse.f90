@@ -21,6 +21,7 @@ program misuse_f90
   end if
   if (c == 'alloc_zero_extent') call scopedsm_alloc(a, 10, 0)
   if (c == 'alloc_bad_block') call scopedsm_alloc(k, 10, block=0)
+  if (c == 'alloc_start_without_block') call scopedsm_alloc(k, 10, start_rank=0)
   if (c == 'error') call scopedsm_error('stopped on purpose   ')
   print '(3a)', "misuse case '", trim(c), "' was not detected"
   call scopedsm_finalize()

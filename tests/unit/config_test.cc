@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "common/config.h"
@@ -209,6 +210,26 @@ TEST(Config, EveryVariableIsInDocsConfig) {
   for (const auto* table : {&config_variables(), &tool_variables()})
     for (const auto& v : *table)
       EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
+}
+
+// And the other way: a variable docs/CONFIG.md's tables name (a row's first
+// cell) is one the runtime knows, so setting it is never reported as unknown.
+TEST(Config, EveryVariableDocsConfigListsIsKnown) {
+  std::ifstream f(SCOPEDSM_DOCS_DIR "/CONFIG.md");
+  ASSERT_TRUE(f) << "docs/CONFIG.md missing";
+  std::set<std::string> known;
+  for (const auto* table : {&config_variables(), &tool_variables()})
+    for (const auto& v : *table) known.insert(v.name);
+  const std::regex row(R"(^\| `(SCOPEDSM_[A-Z_]+)` \|)");
+  std::string line;
+  int rows = 0;
+  while (std::getline(f, line)) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    ++rows;
+    EXPECT_EQ(known.count(m[1].str()), 1u) << m[1].str() << " is in docs/CONFIG.md but unknown to the runtime";
+  }
+  EXPECT_GT(rows, 10);
 }
 
 }  // namespace

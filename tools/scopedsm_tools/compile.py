@@ -212,7 +212,7 @@ def needs_legacy(diagnostics):
     compiler was told to), or one naming LEGACY_WORDS."""
     tags = [f"[-W{w}]" for w in LEGACY_WARNINGS] + [f"[-Werror={w}]" for w in LEGACY_WARNINGS]
     for line in diagnostics.splitlines():
-        if "error" in line and (any(t in line for t in tags) or any(w in line for w in LEGACY_WORDS)):
+        if ": error:" in line and (any(t in line for t in tags) or any(w in line for w in LEGACY_WORDS)):
             return True
     return False
 

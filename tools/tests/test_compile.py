@@ -40,6 +40,15 @@ class CompileTest(unittest.TestCase):
         self.assertIn("-fcommon", wrapper.compile_flags(CONFIG, "c", False))
         self.assertNotIn("-fcommon", wrapper.compile_flags(CONFIG, "c++", False))
 
+    def test_every_compiler_variable_is_documented(self):
+        # docs/CONFIG.md's rows are the variables the runtime knows
+        # (Config.EveryVariableDocsConfigListsIsKnown), so none of these is
+        # reported as unknown.
+        import os
+        docs = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "CONFIG.md"), encoding="utf-8").read()
+        for name, env_var, key, fallback in wrapper.LANGUAGES.values():
+            self.assertIn(f"| `{env_var}` |", docs, f"{env_var} ({name}) is not a row of docs/CONFIG.md")
+
     def test_werror_is_never_retried_with_the_allowances(self):
         calls = []
 
@@ -65,7 +74,7 @@ class CompileTest(unittest.TestCase):
         werror = "x.c:1:1: error: return type defaults to 'int' [-Werror=implicit-int]"
         for text in (gcc14, clang, c23, werror):
             self.assertTrue(wrapper.needs_legacy(text), text)
-        warning = "x.c:3:7: warning: implicit declaration of function 'atoi' [-Wimplicit-function-declaration]"
+        warning = "x.c:3:7: warning: implicit declaration of function 'perror' [-Wimplicit-function-declaration]"
         other = "x.c:3:7: error: 'y' undeclared (first use in this function)"
         link = "x.c:(.text+0x5): undefined reference to `implicitly'"
         for text in (warning, other, link):
