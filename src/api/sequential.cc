@@ -4,6 +4,7 @@
 // Misuse is still reported, so an application that is wrong under the DSM
 // is wrong here too.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -14,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/checked.h"
 #include "common/clock.h"
@@ -37,8 +39,7 @@ using scopedsm::Placement;
 
 bool g_initialized = false;
 bool g_finalized = false;
-int g_lock_depth = 0;
-bool g_held[Maxlocks] = {};
+std::vector<int> g_held;  // the locks held, outermost first
 bool g_cv_set[Maxcondvs] = {};
 std::chrono::steady_clock::time_point g_start;
 
@@ -58,13 +59,9 @@ std::chrono::steady_clock::time_point g_start;
   std::_Exit(1);
 }
 
-// The locks this process holds, for a report.
-std::string describe_held() {
-  std::string s = "locks held:";
-  for (int i = 0; i < Maxlocks; ++i)
-    if (g_held[i]) s += " " + std::to_string(i);
-  return s;
-}
+bool holds(int id) { return std::find(g_held.begin(), g_held.end(), id) != g_held.end(); }
+
+std::string describe_held() { return scopedsm::describe_locks_held(g_held); }
 
 [[noreturn]] void die(ApiCall call, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 [[noreturn]] void die(ApiCall call, const char* fmt, ...) {
@@ -127,27 +124,26 @@ void init(ApiCall call) {
 
 void finalize(ApiCall call) {
   require_running(call);
-  if (g_lock_depth != 0) die(call, "locks still held at exit; unlock them first");
+  if (!g_held.empty()) die_text(scopedsm::finalize_in_lock_error(call, describe_held()));
   g_finalized = true;
 }
 
 void lock(ApiCall call, int id) {
   check_lock(call, id);
-  if (g_held[id]) die(call, "lock already held by this process; locks do not nest on the same id");
-  g_held[id] = true;
-  ++g_lock_depth;
+  if (holds(id)) die_text(scopedsm::relock_error(call, id, describe_held()));
+  g_held.push_back(id);
 }
 
 void unlock(ApiCall call, int id) {
   check_lock(call, id);
-  if (!g_held[id]) die(call, "unlocking a lock this process does not hold");
-  g_held[id] = false;
-  --g_lock_depth;
+  if (!holds(id)) die_text(scopedsm::unlock_unheld_error(call, id, describe_held()));
+  if (g_held.back() != id) die_text(scopedsm::unlock_not_innermost_error(call, id, describe_held()));
+  g_held.pop_back();
 }
 
 void barrier(ApiCall call) {
   require_running(call);
-  if (g_lock_depth != 0) die_text(barrier_in_lock_error(call, describe_held()));
+  if (!g_held.empty()) die_text(barrier_in_lock_error(call, describe_held()));
 }
 
 void cv_set(ApiCall call, int cv, bool set) {

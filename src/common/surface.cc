@@ -55,6 +55,36 @@ std::string barrier_in_lock_error(ApiCall call, const std::string& held) {
                 call.name, held.c_str(), call.surface->critical_section, call.surface->wait);
 }
 
+std::string relock_error(ApiCall call, int lock, const std::string& held) {
+  return format("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call.name,
+                lock, lock, held.c_str());
+}
+
+std::string unlock_unheld_error(ApiCall call, int lock, const std::string& held) {
+  return format("%s(%d): this process does not hold lock %d (%s); unlock only locks you acquired", call.name, lock,
+                lock, held.c_str());
+}
+
+std::string unlock_not_innermost_error(ApiCall call, int lock, const std::string& held) {
+  return format("%s(%d): lock %d is not the innermost lock held (%s); release locks in the reverse order of "
+                "acquiring them",
+                call.name, lock, lock, held.c_str());
+}
+
+std::string finalize_in_lock_error(ApiCall call, const std::string& held) {
+  return format("%s: called while holding locks (%s); release every lock before exiting", call.name, held.c_str());
+}
+
+std::string describe_locks_held(const std::vector<int>& outermost_first) {
+  if (outermost_first.empty()) return "no locks held";
+  std::string s = "locks held (outermost first):";
+  for (int lock : outermost_first) {
+    s.push_back(' ');
+    s.append(std::to_string(lock));
+  }
+  return s;
+}
+
 namespace {
 constexpr std::string_view kImplicitMark = " [at exit: the process returned from main or called exit()]";
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace scopedsm {
 
@@ -159,7 +160,14 @@ std::string cv_id_error(ApiCall call, int cv);
 std::string before_init_error(ApiCall call);        // "jia_lock: called before jia_init; ..."
 std::string after_finalize_error(ApiCall call);
 std::string init_again_error(ApiCall call, bool shut_down);
-// `held` describes the locks held ("locks held (outermost first): 1").
+// `held` describes the locks held, as describe_locks_held words it.
 std::string barrier_in_lock_error(ApiCall call, const std::string& held);
+std::string relock_error(ApiCall call, int lock, const std::string& held);
+std::string unlock_unheld_error(ApiCall call, int lock, const std::string& held);
+std::string unlock_not_innermost_error(ApiCall call, int lock, const std::string& held);
+std::string finalize_in_lock_error(ApiCall call, const std::string& held);
+
+// "locks held (outermost first): 3 1", or "no locks held".
+std::string describe_locks_held(const std::vector<int>& outermost_first);
 
 }  // namespace scopedsm

@@ -1,5 +1,7 @@
 #include "protocol/lock_stack.h"
 
+#include "common/surface.h"
+
 #include <algorithm>
 
 namespace scopedsm {
@@ -78,13 +80,9 @@ std::vector<uint32_t> LockStack::all_pages() {
 }
 
 std::string LockStack::describe() const {
-  if (levels_.size() <= 1) return "no locks held";
-  std::string s = "locks held (outermost first):";
-  for (size_t i = 1; i < levels_.size(); ++i) {
-    s.push_back(' ');
-    s.append(std::to_string(levels_[i].lock));
-  }
-  return s;
+  std::vector<int> held;
+  for (size_t i = 1; i < levels_.size(); ++i) held.push_back(levels_[i].lock);
+  return describe_locks_held(held);
 }
 
 }  // namespace scopedsm

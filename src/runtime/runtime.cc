@@ -342,8 +342,7 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
       fatal("the process is exiting (returned from main or called exit()) %s while holding locks (%s); release every "
             "lock before the process ends",
             call.surface->exit_without_finalize, s.stack.describe().c_str());
-    fatal("%s: called while holding locks (%s); release every lock before exiting", call.name,
-          s.stack.describe().c_str());
+    fatal("%s", finalize_in_lock_error(call, s.stack.describe()).c_str());
   }
   // Leave nothing behind: every write reaches its home.
   coherence_->close_interval();

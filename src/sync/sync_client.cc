@@ -68,8 +68,7 @@ void SyncClient::check_cv_id(ApiCall call, int cv) const {
 void SyncClient::lock(ApiCall call, int lock) {
   check_lock_id(call, lock);
   if (stack_->holds(lock))
-    fatal("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call.name, lock,
-          lock, stack_->describe().c_str());
+    fatal("%s", relock_error(call, lock, stack_->describe()).c_str());
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kLock, static_cast<uint32_t>(lock));
   ++stats_->locks;
   c_->close_interval();
@@ -101,11 +100,8 @@ void SyncClient::lock(ApiCall call, int lock) {
 void SyncClient::unlock(ApiCall call, int lock) {
   check_lock_id(call, lock);
   if (!stack_->holds(lock))
-    fatal("%s(%d): this process does not hold lock %d (%s); unlock only locks you acquired", call.name, lock, lock,
-          stack_->describe().c_str());
-  if (stack_->top_lock() != lock)
-    fatal("%s(%d): lock %d is not the innermost lock held (%s); release locks in the reverse order of acquiring them",
-          call.name, lock, lock, stack_->describe().c_str());
+    fatal("%s", unlock_unheld_error(call, lock, stack_->describe()).c_str());
+  if (stack_->top_lock() != lock) fatal("%s", unlock_not_innermost_error(call, lock, stack_->describe()).c_str());
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kUnlock, static_cast<uint32_t>(lock));
   ++stats_->unlocks;
   c_->close_interval();
