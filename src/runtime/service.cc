@@ -15,7 +15,7 @@ Service::Service(const SyncParts& parts, Region* region, const PageTable* pages,
       stats_(stats),
       spin_us_(spin_us),
       home_(parts.rank, parts.size, parts.transport, region, pages, parts.in_barrier, stats),
-      locks_(parts),
+      locks_(parts, stats),
       rendezvous_(parts),
       condvars_(parts) {}
 

@@ -48,6 +48,7 @@ namespace scopedsm {
   X(dirty_evictions)             \
   X(stale_discards)              \
   X(locks)                       \
+  X(handoffs)                    \
   X(unlocks)                     \
   X(barriers)                    \
   X(waits)                       \
@@ -68,6 +69,7 @@ namespace scopedsm {
   X(diff_bytes_applied)              \
   X(requests_served)                 \
   X(requests_deferred)               \
+  X(early_releases)                  \
   X(t_server_ns)                     \
   X(t_diff_apply_ns)
 

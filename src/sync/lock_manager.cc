@@ -125,6 +125,7 @@ void LockManager::release(int rank, const ReleaseMsg& msg) {
     // release it before the holder's REL (naming it) gets here.
     if (rank == l.successor && l.holder >= 0 && !l.early && msg.handed_to < 0) {
       l.early = msg;
+      stats_->early_releases.fetch_add(1, std::memory_order_relaxed);
       return;
     }
     fatal("protocol error: rank %d released lock %u, which is held by rank %d", rank, msg.lock, l.holder);

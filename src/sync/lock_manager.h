@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "protocol/notices.h"
+#include "stats/stats.h"
 #include "sync/parts.h"
 #include "sync/stall.h"
 #include "transport/transport.h"
@@ -37,7 +38,7 @@ namespace scopedsm {
 
 class LockManager {
  public:
-  explicit LockManager(const SyncParts& parts) : p_(parts) {}
+  LockManager(const SyncParts& parts, ServiceCounters* stats) : p_(parts), stats_(stats) {}
 
   // Requests (Service::dispatch calls the on() that takes the message).
   void on(const Incoming& in, const AcquireMsg& msg);
@@ -104,6 +105,7 @@ class LockManager {
   void send_grant(int lock, LockState* l, const Waiter& w);
 
   const SyncParts p_;
+  ServiceCounters* const stats_;  // early_releases (atomic)
   std::unordered_map<int, LockState> locks_;
 };
 

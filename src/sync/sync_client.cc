@@ -138,6 +138,8 @@ void SyncClient::unlock(ApiCall call, int lock) {
       grant.notices.insert(grant.notices.end(), rel.notices.begin(), rel.notices.end());
     rel.handed_to = handoff.successor;
     t.send(handoff.successor, kTagReply, encode(grant, t.next_seq()));
+    ++stats_->handoffs;
+    if (p_.test_fault(TestFault::kSlowHandoffRelease)) sleep_ns(50'000'000);  // test only: the successor's REL first
   }
   t.send(home, kTagRequest, encode(rel, t.next_seq()));
   stack_->pop();

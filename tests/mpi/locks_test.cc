@@ -2,6 +2,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <string>
+
+#include "api/test_hooks.h"
 #include "jia.h"
 #include "support/test_util.h"
 
@@ -194,6 +198,46 @@ TEST(Locks, AContendedLockPassesStraightFromHolderToWaiter) {
   long total = 0;
   for (int r = 0; r < nprocs(); ++r) total += direct[r];
   EXPECT_GT(total, 0) << "no release handed the lock straight to its waiter";
+  jia_barrier();
+}
+
+// The successor's REL reaches the lock's home before the holder's REL that
+// names it (PROTOCOL.md §4): the home keeps it until the hand-over is known.
+// Run by mpi.locks.early_release.np3 with slow-handoff-release, which makes
+// every holder send REL 50 ms after its direct grant; the counter and the
+// versions must come out exact, and the early path must have been taken.
+TEST(Locks, AnEarlyReleaseWaitsForTheHandOverAtTheHome) {
+  const char* fault = std::getenv("SCOPEDSM_TEST_FAULT");
+  if (nprocs() < 3 || fault == nullptr || std::string(fault) != "slow-handoff-release")
+    GTEST_SKIP() << "run by mpi.locks.early_release.np3";
+  // Lock 0 is homed at rank 0; ranks 1 and 2 pass it to each other. The
+  // counter's page is homed at rank 2, so rank 1's releases owe rank 0
+  // nothing and may hand over; rank 2's releases hand over to rank 1.
+  auto* a = static_cast<long*>(scopedsm_alloc_cyclic(page() * 2, page(), 2));
+  long* early = a + page() / sizeof(long);
+  const int lock = 0, iterations = 20;
+  jia_barrier();
+  const uint64_t early0 = counter("early_releases"), handoffs0 = counter("handoffs");
+  uint64_t last_version = 0;
+  if (rank() != 0)
+    for (int i = 0; i < iterations; ++i) {
+      jia_lock(lock);
+      EXPECT_GT(scopedsm_test_lock_version(lock), last_version);
+      last_version = scopedsm_test_lock_version(lock);
+      a[0] += 1;
+      usleep(1000);  // the other queues meanwhile: not a time limit
+      jia_unlock(lock);
+    }
+  // Rank 0 reads its counter after the loops: an early REL is counted when
+  // it arrives, and the home grants the lock again only after it (the
+  // sections that follow an early REL were granted after it was counted).
+  jia_barrier();
+  if (rank() == 0) early[0] = static_cast<long>(counter("early_releases") - early0);
+  if (rank() != 0) early[rank()] = static_cast<long>(counter("handoffs") - handoffs0);
+  jia_barrier();
+  EXPECT_EQ(a[0], 2L * iterations);
+  EXPECT_GT(early[1] + early[2], 0) << "no lock was handed over";
+  EXPECT_GT(early[0], 0) << "no successor released before the holder's REL reached the home";
   jia_barrier();
 }
 
