@@ -92,6 +92,12 @@ void jia_setcv(int cv);
 void jia_resetcv(int cv);
 void jia_waitcv(int cv);
 
+/* Hints, not in JIAJIA 2.1 (ScopeDSM's scopedsm_prefetch and
+ * scopedsm_release under JIAJIA-style names; see scopedsm.h): non-binding,
+ * they never fault and never change a result. */
+void jia_prefetch(void *addr, int len);
+void jia_release(void *addr, int len, int priority);
+
 /* Utilities. jia_error prints a printf-style message and ends every process. */
 void jia_error(const char *fmt, ...);
 /* Seconds since the first call of jia_clock in this process (JIAJIA's
