@@ -122,8 +122,9 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes, const std::string& backing
     // blocks are reserved now.
     const int e = posix_fallocate(memfd_, static_cast<off_t>(bytes_), static_cast<off_t>(file_bytes_ - bytes_));
     if (e != 0)
-      return Status::Error("cannot reserve " + std::to_string(file_bytes_ - bytes_) + " bytes of disk in " +
-                           backing_name_ + " for the home records: " + std::strerror(e));
+      return Status::Error(std::string(e == ENOSPC ? "the disk is full: " : "") + "cannot reserve " +
+                           std::to_string(file_bytes_ - bytes_) + " bytes of disk in " + backing_name_ +
+                           " for the home records (they grow with SCOPEDSM_REGION_SIZE): " + std::strerror(e));
   }
 
   // The views at addresses of the kernel's choosing first, then the app view

@@ -41,9 +41,9 @@ no_names() { [ -z "$(ls -A "$mnt")" ] || fail "files in $mnt: $(ls -A "$mnt")"; 
 
 case "$what" in
 exit)
-  mount_small 256m
+  mount_small 512m
   before=$(used_kb)
-  SCOPEDSM_HOME_BACKING="file:$mnt" run -n 2 "$OOC_SWEEP" 128M >"$work/out" 2>&1
+  SCOPEDSM_HOME_BACKING="file:$mnt" SCOPEDSM_REGION_SIZE=1G run -n 2 "$OOC_SWEEP" 128M >"$work/out" 2>&1
   status=$?
   cat "$work/out"
   [ $status -eq 0 ] && grep -q "ooc ok" "$work/out" || fail "the run failed (status $status)"
@@ -53,9 +53,9 @@ exit)
   echo "PASSED: 128 MiB of homes in $mnt during the run, nothing left after it"
   ;;
 kill)
-  mount_small 256m
+  mount_small 512m
   before=$(used_kb)
-  SCOPEDSM_HOME_BACKING="file:$mnt" run -n 2 "$OOC_SWEEP" 128M hold "$work/pids" >"$work/out" 2>&1 &
+  SCOPEDSM_HOME_BACKING="file:$mnt" SCOPEDSM_REGION_SIZE=1G run -n 2 "$OOC_SWEEP" 128M hold "$work/pids" >"$work/out" 2>&1 &
   launcher=$!
   for _ in $(seq 600); do
     [ "$(wc -l <"$work/pids" 2>/dev/null || echo 0)" -ge 2 ] && break
@@ -80,12 +80,15 @@ kill)
 disk-full)
   mount_small 16m
   start=$(date +%s)
-  SCOPEDSM_HOME_BACKING="file:$mnt" SCOPEDSM_TIMEOUT=20 run -n 2 "$OOC_SWEEP" 256M >"$work/out" 2>&1
+  # A 1 GiB region: its home records fit, the 256 MiB of homes do not.
+  SCOPEDSM_HOME_BACKING="file:$mnt" SCOPEDSM_REGION_SIZE=1G SCOPEDSM_TIMEOUT=20 run -n 2 "$OOC_SWEEP" 256M \
+    >"$work/out" 2>&1
   status=$?
   cat "$work/out"
   [ $status -ne 0 ] || fail "a 256 MiB space fitted in a 16 MiB disk?"
   grep -Eq "rank [0-9]+: .*the disk is full.*$mnt.*No space left on device" "$work/out" ||
     fail "no line naming the rank, the file in $mnt and the cause"
+  grep -Eq "scopedsm_alloc_cyclic" "$work/out" || fail "the error does not name the allocation"
   ! grep -Eiq "bus error|SIGBUS|signal 7" "$work/out" || fail "a SIGBUS reached the application"
   [ $(($(date +%s) - start)) -le 30 ] || fail "took more than 30 s to end"
   no_names
