@@ -134,6 +134,7 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes, const std::string& backing
   void* alias = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
   if (alias == MAP_FAILED) return Status::Error(std::string("mapping the region's alias view failed: ") + std::strerror(errno));
   alias_ = static_cast<std::byte*>(alias);
+  no_read_around(alias_);
   // The HomeShare gets a mapping of its own: address space is scarce for
   // the largest regions (two views of 32 TiB), and a separate mapping can
   // go wherever there is room.
@@ -156,6 +157,7 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes, const std::string& backing
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (all) {
       base_ = static_cast<std::byte*>(want);
+      no_read_around(base_);
       break;
     }
     if (ok) munmap(want, bytes_);
@@ -193,6 +195,7 @@ Status Region::map_peers(const std::vector<int>& fds, int own) {
       peer_shares_[i] = share_;
     } else if (result.ok()) {
       void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fds[i], 0);
+      if (p != MAP_FAILED) no_read_around(static_cast<std::byte*>(p));
       std::byte* share = p == MAP_FAILED ? nullptr : map_share(fds[i]);
       if (p == MAP_FAILED || share == nullptr) {
         result = Status::Error(std::string("mapping a node peer's memory failed: ") + std::strerror(errno));
@@ -263,6 +266,15 @@ Status Region::protect(uint64_t first, uint64_t count, Prot prot) {
   std::memset(prots_ + first, p, count);
   boundaries_ = next;
   return Status::Ok();
+}
+
+void Region::no_read_around(std::byte* view) const {
+  // A file mapping's fault reads its neighbours in too (the kernel's
+  // read-around). Here the neighbours of a home page or a cached copy are
+  // mostly other pages' slots, so that would fill memory with pages nobody
+  // uses (the thesis's memory pollution): one page per fault, and
+  // scopedsm_prefetch reads ahead where the program says.
+  if (file_backed_) madvise(view, bytes_, MADV_RANDOM);
 }
 
 Status Region::preallocate(uint64_t first, uint64_t count) const {

@@ -9,7 +9,9 @@
 // /proc/<pid>/fd as they reach a memfd. Disk blocks are reserved
 // (fallocate) before a page is first written: for home pages when they are
 // placed, for cached copies when they are fetched. A full disk is then an
-// error at that point, never a SIGBUS when the page is written.
+// error at that point, never a SIGBUS when the page is written. The
+// kernel's read-around is off (MADV_RANDOM on every view): a fault reads
+// one page, and scopedsm_prefetch reads ahead (read_ahead).
 //
 // The application sees the region through the "app view", whose per-page
 // protection is the coherence state (no access = invalid, read = clean,
@@ -126,6 +128,8 @@ class Region {
 
  private:
   void unmap_peers();
+  // File backing: turns the kernel's read-around off for a view of a region file.
+  void no_read_around(std::byte* view) const;
   // Maps the HomeShare part of a region memfd (after the pages), or nullptr.
   std::byte* map_share(int fd) const;
 

@@ -163,4 +163,36 @@ TEST(Hints, AReleasedWrittenCopySendsItsWritesHome) {
   scopedsm_barrier();
 }
 
+TEST(Hints, OutOfCoreHomePagesAreGivenBackByPolicyAndLimit) {
+  // Every process the home of 64 pages, written in full.
+  const size_t n = 64;
+  auto* space = static_cast<uint64_t*>(scopedsm_alloc_cyclic(n * page() * nprocs(), n * page(), 0));
+  uint64_t* mine = space + rank() * n * page() / 8;
+  for (size_t p = 0; p < n; ++p) mine[p * page() / 8] = pattern(27 + rank(), p);
+  const char* backing = std::getenv("SCOPEDSM_HOME_BACKING");
+  const char* limit = std::getenv("SCOPEDSM_HOME_MEMORY");
+  const bool file = backing != nullptr && std::strncmp(backing, "file:", 5) == 0;
+  const bool limited = limit != nullptr && std::strcmp(limit, "0") != 0;  // set far below what the test holds
+  const uint64_t rel0 = counter("pages_released"), filt0 = counter("hint_release_filtered");
+  scopedsm_release_tagged(mine, n * page(), 0, 301);
+  scopedsm_release_tagged(mine, page(), 0, 301);  // the first range passes the lag
+  if (!file) {
+    EXPECT_EQ(counter("hint_release_filtered") - filt0, n);  // home memory in a memfd: nothing to give back
+  } else if (aggressive() || limited) {
+    EXPECT_EQ(counter("pages_released") - rel0, n);
+  } else {
+    EXPECT_EQ(counter("pages_released"), rel0);  // buffered, and no limit to keep under
+  }
+  // Given back or not, the contents are the file's: read them again, ahead.
+  const uint64_t pre0 = counter("hint_prefetch_filtered") + counter("hint_prefetch_read_ahead");
+  scopedsm_prefetch(mine, n * page());
+  EXPECT_EQ(counter("hint_prefetch_filtered") + counter("hint_prefetch_read_ahead") - pre0, n);
+  for (size_t p = 0; p < n; ++p) ASSERT_EQ(mine[p * page() / 8], pattern(27 + rank(), p)) << "page " << p;
+  scopedsm_barrier();
+  const int next = (rank() + 1) % nprocs();
+  const uint64_t* theirs = space + next * n * page() / 8;
+  for (size_t p = 0; p < n; ++p) ASSERT_EQ(theirs[p * page() / 8], pattern(27 + next, p)) << "page " << p;
+  scopedsm_barrier();
+}
+
 }  // namespace
