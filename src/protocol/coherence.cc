@@ -312,7 +312,10 @@ void Coherence::prefetch(uint64_t first, uint64_t count) {
     while (p + n < end && n < kMaxFetchPages && (*pages_)[p + n].state == PageState::kInvalid &&
            (*pages_)[p + n].home.load(std::memory_order_relaxed) == home)
       ++n;
-    const uint32_t got = room_for_hint(n);
+    uint32_t got = room_for_hint(n);
+    // A hint that cannot have its disk (file backing, disk full) is dropped:
+    // only a fault may end the job for that.
+    if (got > 0 && !region_->preallocate(p, got).ok()) got = 0;
     stats_->hint_prefetch_dropped += n - got;
     if (got > 0) {
       fetch_run(p, got, home);

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "jia.h"
+#include "scopedsm.hpp"
 #include "support/test_util.h"
 
 using namespace scopedsm_test;
@@ -160,6 +162,38 @@ TEST(Hints, AReleasedWrittenCopySendsItsWritesHome) {
   }
   scopedsm_barrier();
   for (size_t p = 0; p < 8; ++p) ASSERT_EQ(at(a, p), pattern(26, p)) << "page " << p;
+  scopedsm_barrier();
+}
+
+TEST(Hints, CxxAndJiajiaNamesAreTheSameHintsWithCallSitesAsTags) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  uint64_t* a = homed_at_zero(28, 16);
+  if (rank() == 1) {
+    const size_t four = 4 * page();
+    const uint64_t req0 = counter("hint_prefetch_requests"), filt0 = counter("hint_prefetch_filtered");
+    scopedsm::prefetch(a, 8 * page());
+    jia_prefetch(a, static_cast<int>(8 * page()));  // all valid now
+    if (cache_pages() >= 64) {
+      EXPECT_EQ(counter("hint_prefetch_requests") - req0, 1u);
+      EXPECT_EQ(counter("hint_prefetch_filtered") - filt0, 8u);
+    }
+    for (size_t p = 0; p < 16; ++p) ASSERT_EQ(at(a, p), pattern(28, p));
+    const uint64_t rel0 = counter("pages_released");
+    // Two call sites: each holds its range.
+    scopedsm::release(a, four, 0);
+    scopedsm::release(a + four / 8, four, 0);
+    EXPECT_EQ(counter("pages_released"), rel0);
+    // One site twice: the second call passes the first call's four pages on.
+    for (size_t i = 0; i < 2; ++i) scopedsm::release(a + (2 + i) * four / 8, four, 0);
+    if (aggressive()) {
+      EXPECT_EQ(counter("pages_released") - rel0, 4u);
+    }
+    for (size_t i = 0; i < 2; ++i) jia_release(a + i * four / 8, static_cast<int>(four), 0);
+    if (aggressive()) {
+      EXPECT_EQ(counter("pages_released") - rel0, 8u);
+    }
+    for (size_t p = 0; p < 16; ++p) ASSERT_EQ(at(a, p), pattern(28, p)) << "page " << p;
+  }
   scopedsm_barrier();
 }
 
