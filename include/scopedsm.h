@@ -146,6 +146,20 @@ void scopedsm_prepare(const void *addr, size_t len, int for_write);
 void scopedsm_prefetch(const void *addr, size_t len);
 void scopedsm_release(const void *addr, size_t len, int priority);
 void scopedsm_release_tagged(const void *addr, size_t len, int priority, unsigned long tag);
+/* A call site as a release tag: the address of its file's name and its line,
+ * the same in every copy an unrolled or inlined loop makes of the call. The
+ * macro below gives scopedsm_release its call site as its tag; the function
+ * itself (called through a pointer, or as (scopedsm_release)(...)) uses its
+ * return address, which loop unrolling splits into several sites. */
+#ifndef SCOPEDSM_SITE_TAG /* also in jia.h */
+#ifdef __cplusplus
+#define SCOPEDSM_SITE_TAG \
+  (reinterpret_cast<unsigned long>(static_cast<const void *>(__FILE__)) ^ (static_cast<unsigned long>(__LINE__) << 48))
+#else
+#define SCOPEDSM_SITE_TAG ((unsigned long)(const void *)__FILE__ ^ ((unsigned long)__LINE__ << 48))
+#endif
+#endif
+#define scopedsm_release(addr, len, priority) scopedsm_release_tagged((addr), (len), (priority), SCOPEDSM_SITE_TAG)
 
 /* Fatal error: prints "scopedsm: rank R: <message>" and ends every process
  * with a non-zero status. */

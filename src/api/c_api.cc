@@ -204,7 +204,7 @@ int scopedsm_describe(char* buf, size_t len) {
 }
 
 void scopedsm_prefetch(const void* addr, size_t len) { scopedsm::api::prefetch(addr, len); }
-void scopedsm_release(const void* addr, size_t len, int priority) {
+void(scopedsm_release)(const void* addr, size_t len, int priority) {
   scopedsm::api::release(addr, len, priority, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 void scopedsm_release_tagged(const void* addr, size_t len, int priority, unsigned long tag) {
