@@ -92,6 +92,24 @@ void jia_setcv(int cv);
 void jia_resetcv(int cv);
 void jia_waitcv(int cv);
 
+/* Hints, not in JIAJIA 2.1 (ScopeDSM's scopedsm_prefetch and
+ * scopedsm_release under JIAJIA-style names; see scopedsm.h): non-binding,
+ * they never fault and never change a result. */
+void jia_prefetch(void *addr, int len);
+void jia_release(void *addr, int len, int priority);
+/* jia_release with an explicit tag; the macro gives jia_release its call
+ * site (file and line) as its tag, as scopedsm_release's does. */
+void jia_release_tagged(void *addr, int len, int priority, unsigned long tag);
+#ifndef SCOPEDSM_SITE_TAG /* as in scopedsm.h */
+#ifdef __cplusplus
+#define SCOPEDSM_SITE_TAG \
+  (reinterpret_cast<unsigned long>(static_cast<const void *>(__FILE__)) ^ (static_cast<unsigned long>(__LINE__) << 48))
+#else
+#define SCOPEDSM_SITE_TAG ((unsigned long)(const void *)__FILE__ ^ ((unsigned long)__LINE__ << 48))
+#endif
+#endif
+#define jia_release(addr, len, priority) jia_release_tagged((addr), (len), (priority), SCOPEDSM_SITE_TAG)
+
 /* Utilities. jia_error prints a printf-style message and ends every process. */
 void jia_error(const char *fmt, ...);
 /* Seconds since the first call of jia_clock in this process (JIAJIA's

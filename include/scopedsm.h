@@ -123,6 +123,44 @@ int scopedsm_describe(char *buf, size_t len);
  * shared region are ignored. */
 void scopedsm_prepare(const void *addr, size_t len, int for_write);
 
+/* Hints (docs/PROTOCOL.md §2.6). Non-binding: a hint never faults, never
+ * waits for another process's computation, never changes a result, and may
+ * be dropped; ranges outside allocated shared memory are ignored.
+ *
+ * scopedsm_prefetch: the pages of [addr, addr+len) will be used soon.
+ * Invalid pages homed elsewhere are fetched in runs (one request per run of
+ * pages of one home) into free cache slots or slots of released pages;
+ * out-of-core home pages (SCOPEDSM_HOME_BACKING=file:DIR) not in memory are
+ * read ahead. Pages already valid cost no system call and no message. The
+ * fetch of a run is synchronous in this version (the caller waits for it,
+ * not for the home's computation).
+ *
+ * scopedsm_release: the pages wholly inside [addr, addr+len) will not be
+ * used again soon; `priority` is how soon they might be (0 = not at all,
+ * released first). Each call site's range is held until that site releases
+ * again (lag by one), then given back at once (SCOPEDSM_RELEASE_POLICY=
+ * aggressive) or buffered until room is needed (buffered, the default). A
+ * cached copy gives back its slot (a written one sends its diff home
+ * first); an out-of-core home page gives back its memory. The _tagged form
+ * names the call site explicitly. */
+void scopedsm_prefetch(const void *addr, size_t len);
+void scopedsm_release(const void *addr, size_t len, int priority);
+void scopedsm_release_tagged(const void *addr, size_t len, int priority, unsigned long tag);
+/* A call site as a release tag: the address of its file's name and its line,
+ * the same in every copy an unrolled or inlined loop makes of the call. The
+ * macro below gives scopedsm_release its call site as its tag; the function
+ * itself (called through a pointer, or as (scopedsm_release)(...)) uses its
+ * return address, which loop unrolling splits into several sites. */
+#ifndef SCOPEDSM_SITE_TAG /* also in jia.h */
+#ifdef __cplusplus
+#define SCOPEDSM_SITE_TAG \
+  (reinterpret_cast<unsigned long>(static_cast<const void *>(__FILE__)) ^ (static_cast<unsigned long>(__LINE__) << 48))
+#else
+#define SCOPEDSM_SITE_TAG ((unsigned long)(const void *)__FILE__ ^ ((unsigned long)__LINE__ << 48))
+#endif
+#endif
+#define scopedsm_release(addr, len, priority) scopedsm_release_tagged((addr), (len), (priority), SCOPEDSM_SITE_TAG)
+
 /* Fatal error: prints "scopedsm: rank R: <message>" and ends every process
  * with a non-zero status. */
 void scopedsm_fatal(const char *fmt, ...)

@@ -20,6 +20,9 @@
 #include <cstring>
 #include <new>
 #include <type_traits>
+#if __has_include(<source_location>)
+#include <source_location>
+#endif
 
 #include "scopedsm.h"
 
@@ -61,6 +64,22 @@ inline int size() { return scopedsm_cxx_size(); }
 inline void barrier() { scopedsm_cxx_barrier(); }
 inline void wait() { scopedsm_cxx_wait(); }
 inline double time() { return scopedsm_cxx_time(); }
+// Hints (scopedsm_prefetch and scopedsm_release in scopedsm.h): non-binding.
+// release's call site is its tag (the lag-by-one filter): the line and
+// column of the call, unless `tag` names one.
+inline void prefetch(const void* addr, std::size_t len) { scopedsm_prefetch(addr, len); }
+#if defined(__cpp_lib_source_location)
+inline void release(const void* addr, std::size_t len, int priority = 0,
+                    std::source_location site = std::source_location::current()) {
+  unsigned long tag = 1469598103934665603ul;
+  for (const char* c = site.file_name(); *c != '\0'; ++c) tag = (tag ^ static_cast<unsigned char>(*c)) * 1099511628211ul;
+  tag ^= (static_cast<unsigned long>(site.line()) << 16) ^ site.column();
+  scopedsm_release_tagged(addr, len, priority, tag);
+}
+#endif
+inline void release_tagged(const void* addr, std::size_t len, int priority, unsigned long tag) {
+  scopedsm_release_tagged(addr, len, priority, tag);
+}
 // Number of lock ids: valid ids are [0, num_locks()).
 inline int num_locks() { return scopedsm_num_locks(); }
 

@@ -41,10 +41,25 @@ void finalize(ApiCall call) { Runtime::require_running(call).finalize(call); }
 int rank(ApiCall call) { return Runtime::require_running(call).state().rank; }
 int size(ApiCall call) { return Runtime::require_running(call).state().size; }
 double time(ApiCall call) { return Runtime::require_running(call).seconds_since_init(); }
-void lock(ApiCall call, int id) { Runtime::require_running(call).sync().lock(call, id); }
-void unlock(ApiCall call, int id) { Runtime::require_running(call).sync().unlock(call, id); }
-void barrier(ApiCall call) { Runtime::require_running(call).sync().barrier(call); }
-void wait(ApiCall call) { Runtime::require_running(call).sync().wait(call); }
+namespace {
+// The runtime for a synchronization call, after any test-only random hints.
+Runtime& sync_call(ApiCall call) {
+  Runtime& rt = Runtime::require_running(call);
+  rt.inject_test_hints();
+  return rt;
+}
+}  // namespace
+
+void lock(ApiCall call, int id) { sync_call(call).sync().lock(call, id); }
+void unlock(ApiCall call, int id) { sync_call(call).sync().unlock(call, id); }
+void barrier(ApiCall call) { sync_call(call).sync().barrier(call); }
+void wait(ApiCall call) { sync_call(call).sync().wait(call); }
+void prefetch(const void* addr, size_t len) {
+  if (Runtime::running()) Runtime::require_running(c_call("scopedsm_prefetch")).prefetch(addr, len);
+}
+void release(const void* addr, size_t len, int priority, uint64_t tag) {
+  if (Runtime::running()) Runtime::require_running(c_call("scopedsm_release")).release(addr, len, priority, tag);
+}
 void cv_set(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_set(call, cv); }
 void cv_reset(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_reset(call, cv); }
 void cv_wait(ApiCall call, int cv) { Runtime::require_running(call).sync().cv_wait(call, cv); }
@@ -186,6 +201,14 @@ int scopedsm_describe(char* buf, size_t len) {
     buf[c] = '\0';
   }
   return rc;
+}
+
+void scopedsm_prefetch(const void* addr, size_t len) { scopedsm::api::prefetch(addr, len); }
+void(scopedsm_release)(const void* addr, size_t len, int priority) {
+  scopedsm::api::release(addr, len, priority, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+void scopedsm_release_tagged(const void* addr, size_t len, int priority, unsigned long tag) {
+  scopedsm::api::release(addr, len, priority, tag);
 }
 
 void scopedsm_prepare(const void* addr, size_t len, int for_write) {

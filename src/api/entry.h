@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "common/surface.h"
@@ -23,6 +24,9 @@ void wait(ApiCall call);
 void cv_set(ApiCall call, int cv);
 void cv_reset(ApiCall call, int cv);
 void cv_wait(ApiCall call, int cv);
+// Hints: ignored unless the runtime is running (non-binding, never an error).
+void prefetch(const void* addr, std::size_t len);
+void release(const void* addr, std::size_t len, int priority, std::uint64_t tag);
 // Collective allocations; `text` is the call with its arguments as the
 // program wrote it, for reports.
 void* alloc_default(ApiCall call, const std::string& text, std::size_t size);

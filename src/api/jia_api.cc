@@ -106,6 +106,18 @@ void jia_setcv(int cv) { scopedsm::api::cv_set(jia_call("jia_setcv"), cv); }
 void jia_resetcv(int cv) { scopedsm::api::cv_reset(jia_call("jia_resetcv"), cv); }
 void jia_waitcv(int cv) { scopedsm::api::cv_wait(jia_call("jia_waitcv"), cv); }
 
+void jia_prefetch(void* addr, int len) {
+  if (len > 0) scopedsm::api::prefetch(addr, static_cast<size_t>(len));
+}
+void(jia_release)(void* addr, int len, int priority) {
+  if (len > 0)
+    scopedsm::api::release(addr, static_cast<size_t>(len), priority,
+                           reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+void jia_release_tagged(void* addr, int len, int priority, unsigned long tag) {
+  if (len > 0) scopedsm::api::release(addr, static_cast<size_t>(len), priority, tag);
+}
+
 void jia_error(const char* fmt, ...) {
   char msg[1024];
   va_list ap;

@@ -219,6 +219,13 @@ int scopedsm_describe(char* buf, size_t len) {
   return 0;
 }
 void scopedsm_prepare(const void*, size_t, int) {}
+// Hints: one process holds everything; nothing to fetch or give back.
+void scopedsm_prefetch(const void*, size_t) {}
+void(scopedsm_release)(const void*, size_t, int) {}
+void scopedsm_release_tagged(const void*, size_t, int, unsigned long) {}
+void jia_prefetch(void*, int) {}
+void(jia_release)(void*, int, int) {}
+void jia_release_tagged(void*, int, int, unsigned long) {}
 void scopedsm_fatal(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

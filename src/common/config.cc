@@ -139,12 +139,29 @@ const std::vector<ConfigVariable>& config_variables() {
        "Most pages one fault fetches: a fault right after the previous page's copy fetches the run of invalid "
        "pages after it that share its home, up to this many (1 to 64; 1 fetches single pages). The run grows while "
        "its pages are used and shrinks when they are not."},
+      {"SCOPEDSM_HOME_BACKING", "memory",
+       "Where each process keeps its memory of the region (its home pages and its cached copies): 'memory' (an "
+       "anonymous memfd, RAM and swap) or 'file:DIR' (a file in the directory DIR on local disk, mapped, created "
+       "without a name or unlinked at once, so it is gone at any kind of exit). With a file the home pages "
+       "are bounded by the disk, not by RAM; disk space is reserved when pages are placed, and a full disk "
+       "ends the job naming the rank and the file."},
+      {"SCOPEDSM_HOME_MEMORY", "0",
+       "With SCOPEDSM_HOME_BACKING=file:DIR, the home memory (suffix K, M, G or T) a process keeps resident "
+       "before buffered scopedsm_release hints give home pages back to the kernel; 0 = no limit of ours."},
+      {"SCOPEDSM_RELEASE_POLICY", "buffered",
+       "What scopedsm_release does with the pages it names (after the one-call lag per call site): 'buffered' "
+       "keeps them in a priority-ordered buffer and gives them back only when room is needed (a cache slot, "
+       "or home memory over SCOPEDSM_HOME_MEMORY), lowest priority first; 'aggressive' gives them back at once."},
+      {"SCOPEDSM_TEST_HINTS", "0",
+       "Test only: a seed; every synchronization call first issues random prefetch and release hints over the "
+       "allocated pages (hints must never change results). 0 = none."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
-       "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round; "
+       "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
+       "release-skip-diff; "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -312,6 +329,26 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
       return bad("SCOPEDSM_TEST_DELAY_US", *v, "microseconds from 0 to 1000000");
     c.test_delay_us = n;
   }
+  if (auto v = lookup("SCOPEDSM_HOME_BACKING")) {
+    if (*v == "memory") c.home_backing_dir.clear();
+    else if (v->rfind("file:", 0) == 0 && v->size() > 5 && (*v)[5] == '/') c.home_backing_dir = v->substr(5);
+    else return bad("SCOPEDSM_HOME_BACKING", *v, "'memory' or 'file:DIR' with DIR an absolute directory path");
+  }
+  if (auto v = lookup("SCOPEDSM_HOME_MEMORY")) {
+    uint64_t n = 0;
+    if (!parse_size(*v, &n).ok()) return bad("SCOPEDSM_HOME_MEMORY", *v, "a size such as 512M, or 0 for no limit");
+    c.home_memory = n;
+  }
+  if (auto v = lookup("SCOPEDSM_RELEASE_POLICY")) {
+    if (*v == "buffered") c.release_policy = ReleasePolicy::kBuffered;
+    else if (*v == "aggressive") c.release_policy = ReleasePolicy::kAggressive;
+    else return bad("SCOPEDSM_RELEASE_POLICY", *v, "buffered or aggressive");
+  }
+  if (auto v = lookup("SCOPEDSM_TEST_HINTS")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok()) return bad("SCOPEDSM_TEST_HINTS", *v, "a seed (a non-negative integer), 0 = off");
+    c.test_hints = n;
+  }
   if (auto v = lookup("SCOPEDSM_TEST_FAULT")) {
     Status s = parse_test_faults(*v, &c.test_faults);
     if (!s.ok()) return s;
@@ -384,6 +421,9 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
   out.push_back({"fetch", fetch_mode_name(c.fetch)});
   out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});
+  out.push_back({"home_backing", c.home_backing_dir.empty() ? "memory" : "file:" + c.home_backing_dir});
+  out.push_back({"home_memory", c.home_memory == 0 ? "0" : size_text(c.home_memory)});
+  out.push_back({"release_policy", c.release_policy == ReleasePolicy::kBuffered ? "buffered" : "aggressive"});
   if (c.test_faults != 0) {
     std::string names;
     for (const TestFaultName& f : kTestFaultNames) {
@@ -393,6 +433,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
     out.push_back({"test_fault", names});
   }
   if (c.test_delay_us != 0) out.push_back({"test_delay_us", std::to_string(c.test_delay_us)});
+  if (c.test_hints != 0) out.push_back({"test_hints", std::to_string(c.test_hints)});
   return out;
 }
 

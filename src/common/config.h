@@ -21,6 +21,8 @@ enum class HomePolicy { kCyclic, kFirstTouch };
 // How pages homed on other nodes are read (SCOPEDSM_FETCH).
 enum class FetchMode { kAuto, kRma, kMessage };
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
+// How scopedsm_release hints give memory back (SCOPEDSM_RELEASE_POLICY).
+enum class ReleasePolicy { kBuffered, kAggressive };
 
 // Test-only protocol breakages (SCOPEDSM_TEST_FAULT), one bit each, so the
 // protocol's hot paths test a bit rather than compare names.
@@ -38,6 +40,7 @@ enum class TestFault : uint32_t {
   kKeepLostHome = 1u << 10,     // a home whose page migrated keeps using its own memory as the page: lost writes
   kSlowBarrierFinish = 1u << 11,  // not a breakage: a process a barrier moves homes to finishes it 50 ms late (requests for them wait)
   kSlowHandoffRelease = 1u << 12,  // not a breakage: a holder sends its REL 50 ms after handing the lock over (the successor's REL arrives first)
+  kReleaseSkipDiff = 1u << 13,    // a release hint drops a written copy without sending its diff: lost writes
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -58,6 +61,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kKeepLostHome, "keep-lost-home"},
     {TestFault::kSlowBarrierFinish, "slow-barrier-finish"},
     {TestFault::kSlowHandoffRelease, "slow-handoff-release"},
+    {TestFault::kReleaseSkipDiff, "release-skip-diff"},
 };
 
 struct Config {
@@ -78,6 +82,10 @@ struct Config {
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
+  std::string home_backing_dir;        // SCOPEDSM_HOME_BACKING=file:DIR; empty = memory (a memfd)
+  uint64_t home_memory = 0;            // SCOPEDSM_HOME_MEMORY: bytes of home pages kept resident; 0 = no limit
+  ReleasePolicy release_policy = ReleasePolicy::kBuffered;  // SCOPEDSM_RELEASE_POLICY
+  uint64_t test_hints = 0;             // test-only: seed of random prefetch and release hints; 0 = none
   bool strict = false;                 // an unknown SCOPEDSM_* variable is an error, not a warning
   // SCOPEDSM_* variables set that no part of ScopeDSM reads (misspellings,
   // most likely), each with the known variable closest to it.

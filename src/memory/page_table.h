@@ -72,6 +72,8 @@ struct PageMeta {
   bool stale_listed;          // invalid copy whose memory awaits discarding
   bool seen_marked;           // we marked it `seen` at its home (one-sided reads, HomeShare)
   uint8_t run_pages;          // kPrefetched only: pages its fetch run brought besides the faulting one
+  bool hinted;                // kPrefetched only: its run was brought by a prefetch hint, not a fault
+  bool demanded;              // fetched by a fault and named by no prefetch hint since (a later hint was late)
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it

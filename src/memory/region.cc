@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace scopedsm {
 
@@ -65,22 +66,66 @@ uintptr_t random_candidate(std::mt19937_64& rng, uint64_t bytes) {
   return lo + (rng() % span) * align;
 }
 
+// A file in `dir` that has no name: O_TMPFILE, or where the file system
+// does not support it a unique name unlinked at once. Sets `name` to how
+// messages call it.
+int open_backing_file(const std::string& dir, std::string* name, std::string* error) {
+  int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    *name = "an unnamed file (O_TMPFILE) in " + dir;
+    return fd;
+  }
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+    *error = "cannot create a file in " + dir + ": " + std::strerror(errno);
+    return -1;
+  }
+  std::string path = dir + "/scopedsm-home-" + std::to_string(getpid()) + "-XXXXXX";
+  std::vector<char> buf(path.begin(), path.end());
+  buf.push_back('\0');
+  fd = mkostemp(buf.data(), O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot create a file in " + dir + ": " + std::strerror(errno);
+    return -1;
+  }
+  unlink(buf.data());
+  *name = std::string(buf.data()) + " (unlinked)";
+  return fd;
+}
+
 }  // namespace
 
 Region::~Region() { release(); }
 
-Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
+Status Region::reserve(MPI_Comm comm, uint64_t bytes, const std::string& backing_dir) {
   page_size_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   bytes_ = (bytes + page_size_ - 1) / page_size_ * page_size_;
   num_pages_ = bytes_ / page_size_;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
 
-  memfd_ = memfd_create("scopedsm-region", MFD_CLOEXEC);
-  if (memfd_ < 0) return Status::Error(std::string("memfd_create failed: ") + std::strerror(errno));
   file_bytes_ = bytes_ + HomeShare::bytes_for(num_pages_, page_size_);
+  if (backing_dir.empty()) {
+    memfd_ = memfd_create("scopedsm-region", MFD_CLOEXEC);
+    if (memfd_ < 0) return Status::Error(std::string("memfd_create failed: ") + std::strerror(errno));
+    backing_name_ = "the region's memfd";
+  } else {
+    std::string error;
+    memfd_ = open_backing_file(backing_dir, &backing_name_, &error);
+    if (memfd_ < 0) return Status::Error("SCOPEDSM_HOME_BACKING=file:" + backing_dir + ": " + error);
+    file_backed_ = true;
+  }
   if (ftruncate(memfd_, static_cast<off_t>(file_bytes_)) != 0)
-    return Status::Error(std::string("ftruncate of the region's memfd failed: ") + std::strerror(errno));
+    return Status::Error("ftruncate of " + backing_name_ + " to " + std::to_string(file_bytes_) +
+                         " bytes failed: " + std::strerror(errno));
+  if (file_backed_) {
+    // The home records after the pages are written by every copier: their
+    // blocks are reserved now.
+    const int e = posix_fallocate(memfd_, static_cast<off_t>(bytes_), static_cast<off_t>(file_bytes_ - bytes_));
+    if (e != 0)
+      return Status::Error(std::string(e == ENOSPC ? "the disk is full: " : "") + "cannot reserve " +
+                           std::to_string(file_bytes_ - bytes_) + " bytes of disk in " + backing_name_ +
+                           " for the home records (they grow with SCOPEDSM_REGION_SIZE): " + std::strerror(e));
+  }
 
   // The views at addresses of the kernel's choosing first, then the app view
   // at an agreed one: the agreed candidates can avoid what is taken, while a
@@ -89,6 +134,7 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
   void* alias = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd_, 0);
   if (alias == MAP_FAILED) return Status::Error(std::string("mapping the region's alias view failed: ") + std::strerror(errno));
   alias_ = static_cast<std::byte*>(alias);
+  no_read_around(alias_);
   // The HomeShare gets a mapping of its own: address space is scarce for
   // the largest regions (two views of 32 TiB), and a separate mapping can
   // go wherever there is room.
@@ -111,6 +157,7 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes) {
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (all) {
       base_ = static_cast<std::byte*>(want);
+      no_read_around(base_);
       break;
     }
     if (ok) munmap(want, bytes_);
@@ -148,6 +195,7 @@ Status Region::map_peers(const std::vector<int>& fds, int own) {
       peer_shares_[i] = share_;
     } else if (result.ok()) {
       void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fds[i], 0);
+      if (p != MAP_FAILED) no_read_around(static_cast<std::byte*>(p));
       std::byte* share = p == MAP_FAILED ? nullptr : map_share(fds[i]);
       if (p == MAP_FAILED || share == nullptr) {
         result = Status::Error(std::string("mapping a node peer's memory failed: ") + std::strerror(errno));
@@ -218,6 +266,55 @@ Status Region::protect(uint64_t first, uint64_t count, Prot prot) {
   std::memset(prots_ + first, p, count);
   boundaries_ = next;
   return Status::Ok();
+}
+
+void Region::no_read_around(std::byte* view) const {
+  // A file mapping's fault reads its neighbours in too (the kernel's
+  // read-around). Here the neighbours of a home page or a cached copy are
+  // mostly other pages' slots, so that would fill memory with pages nobody
+  // uses (the thesis's memory pollution): one page per fault, and
+  // scopedsm_prefetch reads ahead where the program says.
+  if (file_backed_) madvise(view, bytes_, MADV_RANDOM);
+}
+
+Status Region::preallocate(uint64_t first, uint64_t count) const {
+  if (!file_backed_ || count == 0) return Status::Ok();
+  const int e = posix_fallocate(memfd_, static_cast<off_t>(first * page_size_), static_cast<off_t>(count * page_size_));
+  if (e == 0) return Status::Ok();
+  return Status::Error("cannot reserve disk space for " + std::to_string(count) + " page(s) at offset " +
+                       std::to_string(first * page_size_) + " of " + backing_name_ + ": " + std::strerror(e));
+}
+
+uint64_t Region::read_ahead(uint64_t first, uint64_t count, const std::function<bool(uint64_t)>& wanted) const {
+  if (!file_backed_ || count == 0) return 0;
+  std::vector<unsigned char> resident(count);
+  if (mincore(alias(first), count * page_size_, resident.data()) != 0) return 0;
+  auto missing_here = [&](uint64_t i) { return !(resident[i] & 1) && wanted(first + i); };
+  uint64_t missing = 0;
+  uint64_t i = 0;
+  while (i < count) {
+    if (!missing_here(i)) {
+      ++i;
+      continue;
+    }
+    uint64_t j = i + 1;
+    while (j < count && missing_here(j)) ++j;
+    madvise(alias(first + i), (j - i) * page_size_, MADV_WILLNEED);
+    missing += j - i;
+    i = j;
+  }
+  return missing;
+}
+
+void Region::give_back(uint64_t first, uint64_t count) const {
+  if (!file_backed_ || count == 0) return;
+  // Shared file mappings: dropping them loses nothing (the page cache and
+  // the file hold the contents); the protections of the app view stay.
+  madvise(app(first), count * page_size_, MADV_DONTNEED);
+  madvise(alias(first), count * page_size_, MADV_DONTNEED);
+  // Starts writing dirty pages back and drops clean unmapped ones.
+  posix_fadvise(memfd_, static_cast<off_t>(first * page_size_), static_cast<off_t>(count * page_size_),
+                POSIX_FADV_DONTNEED);
 }
 
 void Region::discard(uint64_t first, uint64_t count) {

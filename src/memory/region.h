@@ -1,5 +1,17 @@
 // The shared region: one range of virtual addresses, reserved at the same
-// address in every process, backed by a memfd.
+// address in every process, backed by a memfd, or with
+// SCOPEDSM_HOME_BACKING=file:DIR by a file on local disk (out-of-core homes).
+//
+// The file is created with O_TMPFILE, so it never has a name, or where the
+// file system refuses that, created under a unique name and unlinked at once
+// (before anything is mapped): either way the kernel frees it at any kind
+// of exit, SIGKILL included, and node peers still reach it through
+// /proc/<pid>/fd as they reach a memfd. Disk blocks are reserved
+// (fallocate) before a page is first written: for home pages when they are
+// placed, for cached copies when they are fetched. A full disk is then an
+// error at that point, never a SIGBUS when the page is written. The
+// kernel's read-around is off (MADV_RANDOM on every view): a fault reads
+// one page, and scopedsm_prefetch reads ahead (read_ahead).
 //
 // The application sees the region through the "app view", whose per-page
 // protection is the coherence state (no access = invalid, read = clean,
@@ -24,6 +36,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "common/status.h"
@@ -42,7 +56,8 @@ class Region {
 
   // Collective: chooses an address free in every process and maps the region
   // there with no access.
-  Status reserve(MPI_Comm comm, uint64_t bytes);
+  // `backing_dir` empty: a memfd; else a file in that directory.
+  Status reserve(MPI_Comm comm, uint64_t bytes, const std::string& backing_dir = {});
   void release();
   // Frees the memory but keeps the address range reserved with no access,
   // so a later touch still faults at a recognizable address.
@@ -63,7 +78,7 @@ class Region {
   std::byte* app(uint64_t page) const { return base_ + page * page_size_; }
   std::byte* alias(uint64_t page) const { return alias_ + page * page_size_; }
 
-  // This process's memfd, to hand to node peers (NodeTopology::exchange_fds).
+  // This process's memfd (or backing file), to hand to node peers (NodeTopology::exchange_fds).
   int memfd() const { return memfd_; }
   // Maps the memfds of the node's processes, one per local index (`fds[own]`
   // is ours and is not mapped again). Takes ownership of the descriptors.
@@ -88,12 +103,33 @@ class Region {
   // Drops the memory behind a page; it reads as zeros afterwards.
   void discard(uint64_t first, uint64_t count);
 
+  // File backing: whether the region lives in a file, and what to call the
+  // file in messages ("an unnamed file (O_TMPFILE) in DIR" or the path it
+  // had before it was unlinked).
+  bool file_backed() const { return file_backed_; }
+  const std::string& backing_name() const { return backing_name_; }
+  // File backing: reserves disk blocks for pages [first, first + count), so
+  // that writing them can never fail; an error names the errno. No-op (and
+  // no system call) for a memfd.
+  Status preallocate(uint64_t first, uint64_t count) const;
+  // File backing: asks the kernel to read in ahead of use the pages of
+  // [first, first + count) for which `wanted(page)` holds: one mincore for
+  // the range, one madvise WILLNEED per run of wanted pages not resident.
+  // Returns those pages. The read-ahead itself is asynchronous.
+  uint64_t read_ahead(uint64_t first, uint64_t count, const std::function<bool(uint64_t)>& wanted) const;
+  // File backing: gives the memory of pages [first, first + count) back to
+  // the kernel; their contents stay in the file (unmapped from both views,
+  // written back and dropped from the page cache when clean).
+  void give_back(uint64_t first, uint64_t count) const;
+
   // Protection boundaries in use and the most the budget allows.
   uint64_t boundaries() const { return boundaries_; }
   uint64_t boundary_budget() const { return budget_; }
 
  private:
   void unmap_peers();
+  // File backing: turns the kernel's read-around off for a view of a region file.
+  void no_read_around(std::byte* view) const;
   // Maps the HomeShare part of a region memfd (after the pages), or nullptr.
   std::byte* map_share(int fd) const;
 
@@ -103,7 +139,9 @@ class Region {
   uint64_t bytes_ = 0;
   uint64_t num_pages_ = 0;
   size_t page_size_ = 4096;
-  int memfd_ = -1;
+  int memfd_ = -1;              // the memfd or the backing file
+  bool file_backed_ = false;
+  std::string backing_name_;
   uint64_t file_bytes_ = 0;   // pages + HomeShare
   std::byte* share_map_ = nullptr;  // our HomeShare's own mapping
   HomeShare share_;

@@ -58,7 +58,9 @@ Coherence::Coherence(const CoherenceParts& p)
       stats_(p.stats),
       surface_(p.surface),
       message_source_(p.transport, p.region->page_size()),
-      node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0) {
+      node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0),
+      release_buffered_(p.release_buffered),
+      home_memory_pages_(p.home_memory_pages) {
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
   if (p.rma != nullptr)
@@ -163,6 +165,7 @@ void Coherence::prepare(uint64_t first, uint64_t count, Access access, const cha
 
 uint32_t Coherence::obtain_slot(uint64_t page) {
   uint32_t slot = cache_->take_free();
+  if (slot == kNoSlot && room_for_hint(1) == 1) slot = cache_->take_free();  // a released page's slot first
   if (slot == kNoSlot) {
     uint32_t victim = cache_->next_victim();
     while (cache_->page_in(victim) >= pin_first_ && cache_->page_in(victim) < pin_end_)
@@ -194,10 +197,17 @@ uint32_t Coherence::run_length(uint64_t page, int home) const {
 
 void Coherence::touch_prefetched(uint64_t page, bool write) {
   PageMeta& m = (*pages_)[page];
-  // The run's last page is touched: its pages were used. Longer runs next.
-  stats_->prefetch_used += m.run_pages;
+  if (m.hinted) {
+    // A prefetch hint's run: every page of it, the first included, was
+    // fetched for the hint. The fault-driven run length is not the hint's.
+    stats_->hint_prefetch_useful += m.run_pages + 1u;
+    m.hinted = false;
+  } else {
+    // The run's last page is touched: its pages were used. Longer runs next.
+    stats_->prefetch_used += m.run_pages;
+    window_ = std::min(window_ * 2, max_run_);
+  }
   m.run_pages = 0;
-  window_ = std::min(window_ * 2, max_run_);
   if (write) make_writable(page);
   else transition(page, PageState::kReadOnly, "page fault");
 }
@@ -205,8 +215,16 @@ void Coherence::touch_prefetched(uint64_t page, bool write) {
 void Coherence::fetch(uint64_t page, bool for_write) {
   PageMeta& m = (*pages_)[page];
   const int home = m.home.load(std::memory_order_relaxed);
-  PageSource* source = source_for(home);
   const uint32_t count = run_length(page, home);
+  fetch_run(page, count, home);
+  stats_->prefetched += count - 1;
+  m.demanded = true;
+  if (for_write) make_writable(page);  // twin, then read-write: one protection change
+  else transition(page, PageState::kReadOnly, "page fault");
+}
+
+void Coherence::fetch_run(uint64_t page, uint32_t count, int home) {
+  PageSource* source = source_for(home);
   {
     TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns,
                    source == &node_source_ ? TraceKind::kNodeCopy : TraceKind::kFetch, static_cast<uint32_t>(page),
@@ -216,6 +234,7 @@ void Coherence::fetch(uint64_t page, bool for_write) {
       obtain_slot(page + i);
       pending = pending || (*pages_)[page + i].pending_diff;
     }
+    reserve_disk(page, count, "page fault");
     // Our own diff of these pages may still wait in the pending pool; the
     // home must apply it before it answers, or we would lose our writes.
     // The source orders its read after the DIFF (a message is served in
@@ -224,14 +243,13 @@ void Coherence::fetch(uint64_t page, bool for_write) {
     if (pending) send_pending(home);
     const uint32_t fallbacks = source->fetch(page, count, home, epoch_, region_->alias(page));
     ++stats_->remote_fetches;
-    stats_->prefetched += count - 1;
     if (source == &node_source_) stats_->node_fetches += count;
     if (source == rma_source_.get()) {
       stats_->rma_fetches += count - fallbacks;
       stats_->rma_fallbacks += fallbacks;
     }
   }
-
+  for (uint32_t i = 0; i < count; ++i) (*pages_)[page + i].hinted = (*pages_)[page + i].demanded = false;
   if (count > 1) {
     // The run's pages are readable at once, but for the last: it stays a
     // tripwire (kPrefetched, no access) whose first touch says the run was
@@ -241,9 +259,152 @@ void Coherence::fetch(uint64_t page, bool for_write) {
     transition(last, PageState::kPrefetched, "page fault");
     (*pages_)[last].run_pages = static_cast<uint8_t>(count - 1);
   }
+}
 
-  if (for_write) make_writable(page);  // twin, then read-write: one protection change
-  else transition(page, PageState::kReadOnly, "page fault");
+void Coherence::reserve_disk(uint64_t first, uint64_t count, const char* context) {
+  if (Status st = region_->preallocate(first, count); !st.ok())
+    fatal("%s: the disk is full (SCOPEDSM_HOME_BACKING): %s. Free space there, point SCOPEDSM_HOME_BACKING at a "
+          "larger disk, or use a smaller problem",
+          context, st.message().c_str());
+}
+
+// ---------------------------------------------------------------------------
+// Hints
+
+uint32_t Coherence::room_for_hint(uint32_t want) {
+  uint64_t free = cache_->capacity() - cache_->used();
+  uint32_t page = 0;
+  while (free < want && released_copies_.take(&page)) {
+    PageMeta& q = (*pages_)[page];
+    if (q.slot == kNoSlot || (page >= pin_first_ && page < pin_end_)) continue;
+    const bool dirty = q.state == PageState::kReadWrite;
+    evict(q.slot);
+    ++stats_->pages_released;
+    if (dirty) ++stats_->release_flushed;
+    ++free;
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(free, want));
+}
+
+void Coherence::prefetch(uint64_t first, uint64_t count) {
+  stats_->hint_prefetch_pages += count;
+  const uint64_t end = first + count;
+  bool any_home = false;
+  uint64_t p = first;
+  while (p < end) {
+    PageMeta& m = (*pages_)[p];
+    const int home = m.home.load(std::memory_order_relaxed);
+    if (m.state != PageState::kInvalid || home == kHomeUnknown) {
+      // Valid already, homed here, unallocated, or of no known home (first
+      // touch decides it): nothing to fetch. A copy a fault brought since
+      // the last hint for it means this hint came too late.
+      if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite || m.state == PageState::kPrefetched) {
+        if (m.demanded) ++stats_->hint_prefetch_late;
+        m.demanded = false;
+      }
+      any_home = any_home || is_home_state(m.state);
+      if (!is_home_state(m.state) || !region_->file_backed()) ++stats_->hint_prefetch_filtered;
+      ++p;
+      continue;
+    }
+    // A run of invalid pages of one home: one request.
+    uint32_t n = 1;
+    while (p + n < end && n < kMaxFetchPages && (*pages_)[p + n].state == PageState::kInvalid &&
+           (*pages_)[p + n].home.load(std::memory_order_relaxed) == home)
+      ++n;
+    uint32_t got = room_for_hint(n);
+    // A hint that cannot have its disk (file backing, disk full) is dropped:
+    // only a fault may end the job for that.
+    if (got > 0 && !region_->preallocate(p, got).ok()) got = 0;
+    stats_->hint_prefetch_dropped += n - got;
+    if (got > 0) {
+      fetch_run(p, got, home);
+      ++stats_->hint_prefetch_requests;
+      stats_->hint_prefetch_fetched += got;
+      // The first page is readable too, unless it is the run's only page:
+      // then it is the tripwire that tells whether the hint was useful.
+      const uint64_t tripwire = p + got - 1;
+      if (got > 1) transition(p, PageState::kReadOnly, "prefetch hint");
+      else transition(p, PageState::kPrefetched, "prefetch hint");
+      (*pages_)[tripwire].run_pages = static_cast<uint8_t>(got - 1);
+      (*pages_)[tripwire].hinted = true;
+    }
+    p += n;
+  }
+  if (!any_home || !region_->file_backed()) return;
+  // Out-of-core home pages: one residency check for the range, one
+  // read-ahead per run of home pages not in memory.
+  const uint64_t missing =
+      region_->read_ahead(first, count, [this](uint64_t q) { return is_home_state((*pages_)[q].state); });
+  stats_->hint_prefetch_read_ahead += missing;
+  homes_resident_ += missing;
+  uint64_t homes = 0;
+  for (uint64_t q = first; q < end; ++q) homes += is_home_state((*pages_)[q].state);
+  stats_->hint_prefetch_filtered += homes - missing;
+}
+
+void Coherence::release(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag) {
+  stats_->hint_release_pages += count;
+  // Lag by one per call site: what this site named last time goes now.
+  const std::optional<PageRange> held = release_lag_.pass(tag, PageRange{first, count, priority});
+  if (!held) return;
+  std::vector<uint32_t> copies, homes;
+  for (uint64_t p = held->first; p < held->first + held->count; ++p) {
+    const PageState st = (*pages_)[p].state;
+    if (st == PageState::kReadOnly || st == PageState::kReadWrite || st == PageState::kPrefetched)
+      copies.push_back(static_cast<uint32_t>(p));
+    else if (is_home_state(st) && region_->file_backed())
+      homes.push_back(static_cast<uint32_t>(p));
+    else
+      ++stats_->hint_release_filtered;  // not in memory, or home memory we cannot give back
+  }
+  if (!release_buffered_) {
+    release_copies(copies);
+    release_homes(homes);
+    return;
+  }
+  for (uint32_t p : copies) released_copies_.add(p, held->priority);
+  for (uint32_t p : homes) released_homes_.add(p, held->priority);
+  trim_homes();
+}
+
+void Coherence::release_copies(std::vector<uint32_t>& sorted) {
+  if (sorted.empty()) return;
+  // A dirty copy's diff goes home first, as at an eviction: the writes are
+  // the home's earlier than the next release would have sent them, which
+  // scope consistency allows (nobody may rely on seeing them before it).
+  std::vector<bool> homes(static_cast<size_t>(size_), false);
+  for (uint32_t p : sorted) {
+    PageMeta& m = (*pages_)[p];
+    if (m.state != PageState::kReadWrite || test_fault(TestFault::kReleaseSkipDiff)) continue;
+    make_diff(p);
+    homes[static_cast<size_t>(m.home.load(std::memory_order_relaxed))] = true;
+    ++stats_->release_flushed;
+  }
+  for (int h = 0; h < size_; ++h)
+    if (homes[static_cast<size_t>(h)]) send_pending(h);
+  stats_->pages_released += sorted.size();
+  drop_copies(sorted);
+}
+
+void Coherence::release_homes(std::vector<uint32_t>& sorted) {
+  for_each_run(sorted, [this](uint64_t first, uint64_t count) { region_->give_back(first, count); });
+  stats_->pages_released += sorted.size();
+  homes_resident_ -= std::min<uint64_t>(homes_resident_, sorted.size());
+}
+
+void Coherence::trim_homes() {
+  if (home_memory_pages_ == 0) return;
+  std::vector<uint32_t> out;
+  uint64_t resident = homes_resident_;
+  uint32_t p = 0;
+  while (resident > home_memory_pages_ && released_homes_.take(&p)) {
+    if (!is_home_state((*pages_)[p].state)) continue;
+    out.push_back(p);
+    --resident;
+  }
+  std::sort(out.begin(), out.end());
+  release_homes(out);
 }
 
 void Coherence::make_writable(uint64_t page) {
@@ -281,6 +442,8 @@ void Coherence::claim_home(uint64_t page, Access access) {
     fetch(page, access == Access::kWrite);
     return;
   }
+  reserve_disk(page, 1, "page fault");
+  ++homes_resident_;
   // We are the home. Nobody can hold a copy unless someone fetched the page
   // between the claim and now (its zeros); then writes must stay trapped.
   if (!write_detect_all_ && region_->share().try_untrap_fresh(static_cast<uint32_t>(page))) {
@@ -312,11 +475,18 @@ void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
   if (sorted_pages.empty()) return;
   for (uint32_t p : sorted_pages) {
     PageMeta& m = (*pages_)[p];
+    m.demanded = false;
+    released_copies_.remove(p);
     if (m.state != PageState::kPrefetched) continue;
-    // A run whose last page was never touched: shorter runs next.
-    stats_->prefetch_wasted += m.run_pages;
+    if (m.hinted) {
+      stats_->hint_prefetch_wasted += m.run_pages + 1u;  // a hint's run, never touched
+      m.hinted = false;
+    } else {
+      // A run whose last page was never touched: shorter runs next.
+      stats_->prefetch_wasted += m.run_pages;
+      window_ = std::max<uint32_t>(std::min<uint32_t>(2, max_run_), window_ / 2);
+    }
     m.run_pages = 0;
-    window_ = std::max<uint32_t>(std::min<uint32_t>(2, max_run_), window_ / 2);
   }
   transition_runs(sorted_pages, PageState::kInvalid, "invalidation");
   for (uint32_t p : sorted_pages) {
@@ -525,6 +695,8 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
   }
   stats_->homes_gained += gained.size();
   stats_->homes_lost += lost.size();
+  homes_resident_ += gained.size();
+  homes_resident_ -= std::min<uint64_t>(homes_resident_, lost.size());
 }
 
 void Coherence::set_write_detect_all(bool all) {
@@ -578,6 +750,7 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.pending_diff = false;
     m.seen_marked = false;
     m.run_pages = 0;
+    m.hinted = m.demanded = false;
     if (h == rank_) {
       region_->share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));
@@ -585,6 +758,8 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
       transition(p, PageState::kInvalid, call);  // no access, as unallocated pages: no mprotect
     }
   }
+  for_each_run(homes, [&](uint64_t run_first, uint64_t run_count) { reserve_disk(run_first, run_count, call); });
+  homes_resident_ += homes.size();
   transition_runs(homes, adaptive ? PageState::kHomeUntrapped : PageState::kHomeClean, call);
 }
 

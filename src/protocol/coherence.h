@@ -23,6 +23,7 @@
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
+#include "protocol/hints.h"
 #include "protocol/lock_stack.h"
 #include "protocol/messages.h"
 #include "protocol/notices.h"
@@ -44,6 +45,8 @@ struct CoherenceParts {
   bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
+  bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
+  uint64_t home_memory_pages = 0; // SCOPEDSM_HOME_MEMORY in pages; 0 = no limit
   bool node_shared = false;       // the region has mapped the node peers' memory
   const NodeTopology* node = nullptr;
   const RmaWindows* rma = nullptr;  // non-null: pages homed on other nodes are read one-sided
@@ -99,6 +102,20 @@ class Coherence {
   // if not, the report names `call`.
   void prepare(uint64_t first, uint64_t count, Access access, const char* call);
 
+  // Hints (scopedsm_prefetch, scopedsm_release; docs/PROTOCOL.md §2.6).
+  // Non-binding: they never fault, never change a result, and are dropped
+  // when they cannot be served cheaply. Pages must be allocated.
+  //
+  // prefetch: invalid pages homed elsewhere are fetched in runs (one
+  // request per run of one home), into free cache slots or slots released
+  // earlier, never by evicting other pages; out-of-core home pages not
+  // resident are read ahead. Pages already valid cost no system call and no
+  // message. The fetch itself is synchronous (the caller waits for the run).
+  void prefetch(uint64_t first, uint64_t count);
+  // release: the range `tag` (the call site) named before is given back
+  // now (aggressive) or buffered by `priority` until room is needed.
+  void release(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag);
+
   // Ends the current interval: diffs every written cached page (kept
   // pending), and write-protects every written page again, so the next
   // write is attributed to the next interval.
@@ -126,6 +143,21 @@ class Coherence {
   // become their home get it as their home, on every process.
   void migrate_homes(const std::vector<WriteNotice>& notices);
   void fetch(uint64_t page, bool for_write);
+  // Fetches pages [first, first + count), all invalid and homed at `home`,
+  // into cache slots (obtain_slot). The caller sets the first page's state;
+  // the others become read-only, but the last: a tripwire (prefetched).
+  void fetch_run(uint64_t first, uint32_t count, int home);
+  // Reserves disk for pages about to be written (file backing); ends the job if full.
+  void reserve_disk(uint64_t first, uint64_t count, const char* context);
+  // Gives back cached copies (sorted): a dirty one's diff goes home first.
+  void release_copies(std::vector<uint32_t>& sorted_pages);
+  // Gives back the memory of home pages (sorted), file backing only.
+  void release_homes(std::vector<uint32_t>& sorted_pages);
+  // Up to `want` free cache slots for a prefetch hint, freeing slots of
+  // released pages if needed; never evicts anything else. Returns how many.
+  uint32_t room_for_hint(uint32_t want);
+  // Buffered home releases beyond SCOPEDSM_HOME_MEMORY are given back.
+  void trim_homes();
   // Pages to fetch for a fault on invalid `page` (homed at `home`): 1, or
   // for a sequential reader the run of invalid pages of that home after it.
   uint32_t run_length(uint64_t page, int home) const;
@@ -178,6 +210,12 @@ class Coherence {
   std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
   std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it
   bool in_relief_ = false;
+  const bool release_buffered_;
+  const uint64_t home_memory_pages_;
+  ReleaseLag release_lag_;
+  ReleaseBuffer released_copies_;  // cached pages released, buffered
+  ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
+  uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)
   uint64_t pin_first_ = 0;  // pages prepare() is making valid: not evicted meanwhile
   uint64_t pin_end_ = 0;
 };

@@ -164,7 +164,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   MPI_Comm_dup(MPI_COMM_WORLD, &user_comm_);
   MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
-  s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size);
+  s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size, cfg.home_backing_dir);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   // A diff names its first word in 16 bits (protocol/diff.h): pages of more
   // than 65536 words would have their high words written at the wrong offset.
@@ -186,6 +186,8 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.home_migration = cfg.home_migration;
   parts.fetch_pages = cfg.fetch_pages;
   parts.test_faults = cfg.test_faults;
+  parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;
+  parts.home_memory_pages = cfg.home_memory / state_->region.page_size();
   parts.node_shared = node_shared;
   parts.node = &st.node;
   parts.rma = one_sided ? &st.rma : nullptr;
@@ -331,6 +333,54 @@ int Runtime::home_of(const void* addr, ApiCall call) {
   if (!s.region.contains(addr) || s.region.page_of(addr) >= s.pages.allocated())
     fatal("%s(%p): the address is not allocated shared memory", call.name, addr);
   return s.pages[s.region.page_of(addr)].home.load(std::memory_order_acquire);
+}
+
+void Runtime::prefetch(const void* addr, size_t len) {
+  RuntimeState& s = *state_;
+  if (!on_application_thread()) return;
+  std::optional<PageSpan> span = region_pages_of(reinterpret_cast<uintptr_t>(s.region.base()), s.region.bytes(),
+                                                 s.region.page_size(), reinterpret_cast<uintptr_t>(addr), len);
+  if (!span || span->first >= s.pages.allocated()) return;
+  coherence_->prefetch(span->first, std::min(span->count, s.pages.allocated() - span->first));
+}
+
+void Runtime::release(const void* addr, size_t len, int priority, uint64_t tag) {
+  RuntimeState& s = *state_;
+  if (!on_application_thread() || len == 0) return;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(s.region.base());
+  const uint64_t ps = s.region.page_size();
+  if (a < base || a - base >= s.region.bytes()) return;
+  // Whole pages only: from the first page boundary at or after addr to the
+  // last one at or before its end.
+  const uint64_t off = a - base;
+  const uint64_t end = off + std::min<uint64_t>(len, s.region.bytes() - off);
+  const uint64_t first = (off + ps - 1) / ps;
+  const uint64_t last = std::min<uint64_t>(end / ps, s.pages.allocated());
+  if (last <= first) return;
+  coherence_->release(first, last - first, static_cast<uint32_t>(std::max(priority, 0)), tag);
+}
+
+void Runtime::inject_test_hints() {
+  RuntimeState& s = *state_;
+  if (s.config.test_hints == 0 || s.pages.allocated() == 0 || !on_application_thread()) return;
+  if (hint_rng_ == 0) hint_rng_ = s.config.test_hints * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(s.rank) + 1;
+  auto next = [this](uint64_t bound) {
+    hint_rng_ ^= hint_rng_ << 13;
+    hint_rng_ ^= hint_rng_ >> 7;
+    hint_rng_ ^= hint_rng_ << 17;
+    return hint_rng_ % bound;
+  };
+  const uint64_t pages = s.pages.allocated();
+  const uint64_t ps = s.region.page_size();
+  for (int i = 0; i < 2; ++i) {
+    // Ranges of up to 80 pages, at any byte offset, some past the end.
+    const uint64_t first = next(pages + 4);
+    const uint64_t len = next(80 * ps) + 1;
+    std::byte* at = s.region.app(0) + first * ps + next(ps);
+    if (next(2) == 0) prefetch(at, len);
+    else release(at, len, static_cast<int>(next(4)), next(3));
+  }
 }
 
 double Runtime::seconds_since_init() const { return static_cast<double>(now_ns() - start_ns_) / 1e9; }

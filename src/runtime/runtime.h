@@ -51,6 +51,17 @@ class Runtime {
 
   int home_of(const void* addr, ApiCall call);
 
+  // Hints (scopedsm_prefetch, scopedsm_release): non-binding, so never an
+  // error. Only the allocated shared part of the range counts; anything
+  // else, and a call from another thread than the application thread, is
+  // ignored. prefetch names every page the range touches, release only the
+  // pages wholly inside it (a neighbour's data may share a partial page).
+  // `tag` names the call site (the lag-by-one filter, protocol/hints.h).
+  void prefetch(const void* addr, size_t len);
+  void release(const void* addr, size_t len, int priority, uint64_t tag);
+  // SCOPEDSM_TEST_HINTS: random hints before a synchronization call.
+  void inject_test_hints();
+
   RuntimeState& state() { return *state_; }
   Coherence& coherence() { return *coherence_; }
   SyncClient& sync() { return *sync_; }
@@ -80,6 +91,7 @@ class Runtime {
   bool we_initialized_mpi_ = false;
   uint64_t start_ns_ = 0;
   uint64_t next_page_ = 0;
+  uint64_t hint_rng_ = 0;  // SCOPEDSM_TEST_HINTS state
   long app_tid_ = 0;
 };
 

@@ -39,6 +39,19 @@ namespace scopedsm {
   X(prefetched)                  \
   X(prefetch_used)               \
   X(prefetch_wasted)             \
+  X(hint_prefetch_pages)         \
+  X(hint_prefetch_filtered)      \
+  X(hint_prefetch_requests)      \
+  X(hint_prefetch_fetched)       \
+  X(hint_prefetch_read_ahead)    \
+  X(hint_prefetch_dropped)       \
+  X(hint_prefetch_useful)        \
+  X(hint_prefetch_wasted)        \
+  X(hint_prefetch_late)          \
+  X(hint_release_pages)          \
+  X(hint_release_filtered)       \
+  X(pages_released)              \
+  X(release_flushed)             \
   X(twins)                       \
   X(diffs_made)                  \
   X(diff_bytes_made)             \

@@ -89,7 +89,13 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,"},
-                                         BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"}));
+                                         BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"},
+                                         BadValue{"SCOPEDSM_HOME_BACKING", "disk"},
+                                         BadValue{"SCOPEDSM_HOME_BACKING", "file:"},
+                                         BadValue{"SCOPEDSM_HOME_BACKING", "file:relative/dir"},
+                                         BadValue{"SCOPEDSM_HOME_MEMORY", "lots"},
+                                         BadValue{"SCOPEDSM_RELEASE_POLICY", "eager"},
+                                         BadValue{"SCOPEDSM_TEST_HINTS", "-1"}));
 
 // Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
 // of yes and no are errors naming the variable and the accepted values.
@@ -273,7 +279,11 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
                                 {"SCOPEDSM_SUMMARY", "off"},
                                 {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
-                                {"SCOPEDSM_TEST_DELAY_US", "7"}}),
+                                {"SCOPEDSM_TEST_DELAY_US", "7"},
+                                {"SCOPEDSM_HOME_BACKING", "file:/var/tmp"},
+                                {"SCOPEDSM_HOME_MEMORY", "256M"},
+                                {"SCOPEDSM_RELEASE_POLICY", "aggressive"},
+                                {"SCOPEDSM_TEST_HINTS", "5"}}),
                            &c)
                   .ok());
   std::map<std::string, std::string> vars;
@@ -290,7 +300,9 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(config_settings(back), config_settings(c));
   EXPECT_EQ(vars["SCOPEDSM_FETCH"], "message");
   EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
-  EXPECT_EQ(vars.size(), 17u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_HOME_BACKING"], "file:/var/tmp");
+  EXPECT_EQ(vars["SCOPEDSM_HOME_MEMORY"], "256M");
+  EXPECT_EQ(vars.size(), 21u);  // all of them were set
 }
 
 }  // namespace

@@ -10,6 +10,7 @@ commands:
   info                         show the build, MPI library and configuration
   bench [--quick] [options]    run the applications and write one JSON file
   report FILE.json [-o DIR]    Markdown tables and PNG plots from bench results
+  cleanup DIR...               remove backing files (SCOPEDSM_HOME_BACKING) of dead processes
   version                      print the ScopeDSM version
 
 'scopedsm <command> --help' explains a command. Compile programs with
@@ -39,9 +40,12 @@ def main(argv, build_json):
     if command == "report":
         from . import report
         return report.main(rest, config)
+    if command == "cleanup":
+        from . import cleanup
+        return cleanup.main(rest, config)
     if command in ("version", "--version"):
         print(config.get("version"))
         return 0
-    print(f"scopedsm: unknown command '{command}'; the commands are run, info, bench, report, version "
+    print(f"scopedsm: unknown command '{command}'; the commands are run, info, bench, report, cleanup, version "
           "(scopedsm --help)", file=sys.stderr)
     return 2

@@ -1,0 +1,232 @@
+// Prefetch and release hints (docs/PROTOCOL.md §2.6): non-binding, never a
+// fault or a changed value; the filtering layer answers redundant hints
+// from the page table alone, a block prefetch costs one request per run of
+// one home, and releases pass the lag-by-one filter, then go at once
+// (SCOPEDSM_RELEASE_POLICY=aggressive) or wait in a priority-ordered buffer
+// until a slot is needed (buffered).
+//
+// Values are checked in every configuration; counters where the cache has
+// room for what the test fetches (the tiny-cache runs drop hints instead).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "jia.h"
+#include "scopedsm.hpp"
+#include "support/test_util.h"
+
+using namespace scopedsm_test;
+
+namespace {
+
+uint64_t cache_pages() {
+  const char* v = std::getenv("SCOPEDSM_CACHE_PAGES");
+  return v == nullptr ? 65536 : std::strtoull(v, nullptr, 10);
+}
+bool aggressive() {
+  const char* v = std::getenv("SCOPEDSM_RELEASE_POLICY");
+  return v != nullptr && std::strcmp(v, "aggressive") == 0;
+}
+
+constexpr size_t kPages = 48;
+
+// kPages pages homed at rank 0, page p holding pattern(salt, p) in its first word.
+uint64_t* homed_at_zero(uint64_t salt, size_t pages = kPages) {
+  auto* a = static_cast<uint64_t*>(scopedsm_alloc_cyclic(pages * page(), pages * page(), 0));
+  if (rank() == 0)
+    for (size_t p = 0; p < pages; ++p) a[p * page() / 8] = pattern(salt, p);
+  scopedsm_barrier();
+  return a;
+}
+
+uint64_t at(const uint64_t* a, size_t p) { return a[p * page() / 8]; }
+
+TEST(Hints, ABlockPrefetchIsOneRequestAndARepeatIsFilteredWithoutOne) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  uint64_t* a = homed_at_zero(21);
+  if (rank() == 1) {
+    const bool room = cache_pages() >= 2 * kPages;
+    const uint64_t req0 = counter("hint_prefetch_requests"), got0 = counter("hint_prefetch_fetched");
+    scopedsm_prefetch(a, kPages * page());
+    if (room) {
+      EXPECT_EQ(counter("hint_prefetch_requests") - req0, 1u);  // 48 pages of one home: one run
+      EXPECT_EQ(counter("hint_prefetch_fetched") - got0, kPages);
+    }
+    // Every page valid now: the same hint again is filtered, no request.
+    const uint64_t req1 = counter("hint_prefetch_requests"), filt1 = counter("hint_prefetch_filtered"),
+                   msgs1 = counter("remote_fetches");
+    scopedsm_prefetch(a, kPages * page());
+    EXPECT_EQ(counter("hint_prefetch_requests"), req1);
+    if (room) {
+      EXPECT_EQ(counter("hint_prefetch_filtered") - filt1, kPages);
+      EXPECT_EQ(counter("remote_fetches"), msgs1);
+    }
+    // The data are there: one fault (the run's tripwire) for all 48 pages.
+    const uint64_t faults0 = counter("read_faults"), useful0 = counter("hint_prefetch_useful");
+    for (size_t p = 0; p < kPages; ++p) ASSERT_EQ(at(a, p), pattern(21, p)) << "page " << p;
+    if (room) {
+      EXPECT_EQ(counter("read_faults") - faults0, 1u);
+      EXPECT_EQ(counter("hint_prefetch_useful") - useful0, kPages);
+    }
+  }
+  if (rank() == 0) {
+    // Own home pages (memory backing): filtered, no system call, no request.
+    const uint64_t req0 = counter("hint_prefetch_requests");
+    scopedsm_prefetch(a, kPages * page());
+    EXPECT_EQ(counter("hint_prefetch_requests"), req0);
+  }
+  scopedsm_barrier();
+}
+
+TEST(Hints, AHintAfterTheFaultIsLate) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  uint64_t* a = homed_at_zero(22, 4);
+  if (rank() == 1) {
+    const uint64_t late0 = counter("hint_prefetch_late");
+    ASSERT_EQ(at(a, 2), pattern(22, 2));  // a demand fault first
+    scopedsm_prefetch(a + 2 * page() / 8, 8);
+    EXPECT_EQ(counter("hint_prefetch_late") - late0, 1u);
+    scopedsm_prefetch(a + 2 * page() / 8, 8);  // counted once
+    EXPECT_EQ(counter("hint_prefetch_late") - late0, 1u);
+  }
+  scopedsm_barrier();
+}
+
+TEST(Hints, HintsNeverFaultOnAnyAddress) {
+  auto* a = static_cast<char*>(scopedsm_alloc(4 * page()));
+  char local[64];
+  scopedsm_prefetch(nullptr, 100);
+  scopedsm_prefetch(local, sizeof local);
+  scopedsm_prefetch(a, SIZE_MAX);                 // runs past every allocation
+  scopedsm_prefetch(a + 4 * page(), 16 * page());  // not allocated
+  scopedsm_release(nullptr, SIZE_MAX, 0);
+  scopedsm_release(local, sizeof local, 7);
+  scopedsm_release(a + 1, page(), 0);  // no whole page inside
+  scopedsm_release(a + 1, page(), 0);
+  scopedsm_release(a, SIZE_MAX, -5);
+  scopedsm_release(a, SIZE_MAX, -5);
+  scopedsm_barrier();
+  SUCCEED();
+}
+
+TEST(Hints, ReleasesLagOneCallPerSiteThenGiveBackLowestPriorityFirst) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  uint64_t* a = homed_at_zero(23);
+  // A page homed elsewhere between a and b, so that no fault's run reaches from a into b.
+  scopedsm_alloc_cyclic(page(), page(), 1);
+  uint64_t* b = homed_at_zero(24, 32);
+  if (rank() == 1) {
+    for (size_t p = 0; p < kPages; ++p) ASSERT_EQ(at(a, p), pattern(23, p));  // 48 pages cached
+    const uint64_t rel0 = counter("pages_released");
+    const size_t half = kPages / 2;
+    scopedsm_release_tagged(a, half * page(), 1, 101);
+    scopedsm_release_tagged(a + half * page() / 8, half * page(), 0, 102);
+    EXPECT_EQ(counter("pages_released"), rel0);  // both held by the lag
+    // Each site releases again (b is not cached: filtered): the held ranges go on.
+    scopedsm_release_tagged(b, page(), 0, 101);
+    scopedsm_release_tagged(b, page(), 0, 102);
+    if (aggressive()) {
+      EXPECT_EQ(counter("pages_released") - rel0, kPages);
+    } else if (cache_pages() == 64) {
+      EXPECT_EQ(counter("pages_released"), rel0);  // buffered: room is not needed yet
+      // 32 pages of b need 16 slots beyond the 16 free: the 16 oldest of
+      // priority 0 (a's second half) go, a's first half (priority 1) stays.
+      scopedsm_prefetch(b, 32 * page());
+      EXPECT_EQ(counter("pages_released") - rel0, 16u);
+      const uint64_t faults0 = counter("read_faults");
+      for (size_t p = 0; p < half; ++p) ASSERT_EQ(at(a, p), pattern(23, p));
+      EXPECT_EQ(counter("read_faults"), faults0) << "priority 1 pages were given back";
+      EXPECT_EQ(at(a, half), pattern(23, half));
+      EXPECT_EQ(counter("read_faults") - faults0, 1u) << "the oldest priority 0 page stayed";
+    }
+    for (size_t p = 0; p < kPages; ++p) ASSERT_EQ(at(a, p), pattern(23, p)) << "page " << p;
+    for (size_t p = 0; p < 32; ++p) ASSERT_EQ(at(b, p), pattern(24, p)) << "page " << p;
+  }
+  scopedsm_barrier();
+}
+
+TEST(Hints, AReleasedWrittenCopySendsItsWritesHome) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a writer";
+  uint64_t* a = homed_at_zero(25, 8);
+  if (rank() == 1) {
+    const uint64_t flushed0 = counter("release_flushed");
+    for (size_t p = 0; p < 8; ++p) a[p * page() / 8] = pattern(26, p);
+    scopedsm_release_tagged(a, 8 * page(), 0, 201);
+    scopedsm_release_tagged(a, 8 * page(), 0, 201);  // the first passes the lag
+    if (aggressive()) {
+      EXPECT_EQ(counter("release_flushed") - flushed0, 8u);
+    }
+    for (size_t p = 0; p < 8; ++p) ASSERT_EQ(at(a, p), pattern(26, p)) << "own writes lost, page " << p;
+  }
+  scopedsm_barrier();
+  for (size_t p = 0; p < 8; ++p) ASSERT_EQ(at(a, p), pattern(26, p)) << "page " << p;
+  scopedsm_barrier();
+}
+
+TEST(Hints, CxxAndJiajiaNamesAreTheSameHintsWithCallSitesAsTags) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  uint64_t* a = homed_at_zero(28, 16);
+  if (rank() == 1) {
+    const size_t four = 4 * page();
+    const uint64_t req0 = counter("hint_prefetch_requests"), filt0 = counter("hint_prefetch_filtered");
+    scopedsm::prefetch(a, 8 * page());
+    jia_prefetch(a, static_cast<int>(8 * page()));  // all valid now
+    if (cache_pages() >= 64) {
+      EXPECT_EQ(counter("hint_prefetch_requests") - req0, 1u);
+      EXPECT_EQ(counter("hint_prefetch_filtered") - filt0, 8u);
+    }
+    for (size_t p = 0; p < 16; ++p) ASSERT_EQ(at(a, p), pattern(28, p));
+    const uint64_t rel0 = counter("pages_released");
+    // Two call sites: each holds its range.
+    scopedsm::release(a, four, 0);
+    scopedsm::release(a + four / 8, four, 0);
+    EXPECT_EQ(counter("pages_released"), rel0);
+    // One site twice: the second call passes the first call's four pages on.
+    for (size_t i = 0; i < 2; ++i) scopedsm::release(a + (2 + i) * four / 8, four, 0);
+    if (aggressive()) {
+      EXPECT_EQ(counter("pages_released") - rel0, 4u);
+    }
+    for (size_t i = 0; i < 2; ++i) jia_release(a + i * four / 8, static_cast<int>(four), 0);
+    if (aggressive()) {
+      EXPECT_EQ(counter("pages_released") - rel0, 8u);
+    }
+    for (size_t p = 0; p < 16; ++p) ASSERT_EQ(at(a, p), pattern(28, p)) << "page " << p;
+  }
+  scopedsm_barrier();
+}
+
+TEST(Hints, OutOfCoreHomePagesAreGivenBackByPolicyAndLimit) {
+  // Every process the home of 64 pages, written in full.
+  const size_t n = 64;
+  auto* space = static_cast<uint64_t*>(scopedsm_alloc_cyclic(n * page() * nprocs(), n * page(), 0));
+  uint64_t* mine = space + rank() * n * page() / 8;
+  for (size_t p = 0; p < n; ++p) mine[p * page() / 8] = pattern(27 + rank(), p);
+  const char* backing = std::getenv("SCOPEDSM_HOME_BACKING");
+  const char* limit = std::getenv("SCOPEDSM_HOME_MEMORY");
+  const bool file = backing != nullptr && std::strncmp(backing, "file:", 5) == 0;
+  const bool limited = limit != nullptr && std::strcmp(limit, "0") != 0;  // set far below what the test holds
+  const uint64_t rel0 = counter("pages_released"), filt0 = counter("hint_release_filtered");
+  scopedsm_release_tagged(mine, n * page(), 0, 301);
+  scopedsm_release_tagged(mine, page(), 0, 301);  // the first range passes the lag
+  if (!file) {
+    EXPECT_EQ(counter("hint_release_filtered") - filt0, n);  // home memory in a memfd: nothing to give back
+  } else if (aggressive() || limited) {
+    EXPECT_EQ(counter("pages_released") - rel0, n);
+  } else {
+    EXPECT_EQ(counter("pages_released"), rel0);  // buffered, and no limit to keep under
+  }
+  // Given back or not, the contents are the file's: read them again, ahead.
+  const uint64_t pre0 = counter("hint_prefetch_filtered") + counter("hint_prefetch_read_ahead");
+  scopedsm_prefetch(mine, n * page());
+  EXPECT_EQ(counter("hint_prefetch_filtered") + counter("hint_prefetch_read_ahead") - pre0, n);
+  for (size_t p = 0; p < n; ++p) ASSERT_EQ(mine[p * page() / 8], pattern(27 + rank(), p)) << "page " << p;
+  scopedsm_barrier();
+  const int next = (rank() + 1) % nprocs();
+  const uint64_t* theirs = space + next * n * page() / 8;
+  for (size_t p = 0; p < n; ++p) ASSERT_EQ(theirs[p * page() / 8], pattern(27 + next, p)) << "page " << p;
+  scopedsm_barrier();
+}
+
+}  // namespace
