@@ -157,6 +157,7 @@ const std::vector<ConfigVariable>& config_variables() {
 const std::vector<ConfigVariable>& tool_variables() {
   static const std::vector<ConfigVariable> vars = {
       {"SCOPEDSM_MPIEXEC", "(the build's)", "The MPI launcher `scopedsm run` and `scopedsm bench` start jobs with."},
+      {"SCOPEDSM_IP", "ip", "The ip command (iproute2) `scopedsm run --hosts` and `scopedsm cleanup` use."},
       {"SCOPEDSM_CC", "(the build's)", "The C compiler scopedsm-cc calls."},
       {"SCOPEDSM_CXX", "(the build's)", "The C++ compiler scopedsm-c++ calls."},
       {"SCOPEDSM_FC", "(the build's)", "The Fortran compiler (gfortran) scopedsm-fc calls."},

@@ -7,6 +7,8 @@ USAGE = """usage: scopedsm <command> [arguments]
 
 commands:
   run -n N program [args...]   run a ScopeDSM program on N local processes
+                               (--hosts H: on H network-namespace hosts)
+  cleanup                      remove what a killed `run --hosts` left behind
   info                         show the build, MPI library and configuration
   bench [--quick] [options]    run the applications and write one JSON file
   report FILE.json [-o DIR]    Markdown tables and PNG plots from bench results
@@ -30,6 +32,9 @@ def main(argv, build_json):
     if command == "run":
         from . import run_cmd
         return run_cmd.main(rest, config)
+    if command == "cleanup":
+        from . import hosts
+        return hosts.cleanup_main(rest)
     if command == "info":
         from . import info
         return info.main(rest, config)
@@ -42,6 +47,6 @@ def main(argv, build_json):
     if command in ("version", "--version"):
         print(config.get("version"))
         return 0
-    print(f"scopedsm: unknown command '{command}'; the commands are run, info, bench, report, version "
+    print(f"scopedsm: unknown command '{command}'; the commands are run, cleanup, info, bench, report, version "
           "(scopedsm --help)", file=sys.stderr)
     return 2

@@ -1,0 +1,308 @@
+"""Several "hosts" on one machine: `scopedsm run --hosts N` and `scopedsm cleanup`.
+
+Each host is a network namespace with its own hostname (a UTS namespace
+entered by the launch agent), joined to the others by a veth pair whose
+outer end is a port of one bridge in the root namespace. Open MPI starts one
+daemon per host through an agent script (plm_rsh_agent), which runs the
+daemon inside the host's namespaces; processes of one host share memory
+(vader, ScopeDSM's node sharing), processes of different hosts only talk
+TCP over the veths (btl tcp,self,vader; oob and btl restricted to the
+hosts' subnet). Open MPI puts processes of different daemons on different
+nodes, so MPI_COMM_TYPE_SHARED, and with it ScopeDSM's NodeTopology, sees
+each host as a node.
+
+Names, all derived from the launcher's pid so that concurrent launchers do
+not collide and leftovers can be told apart:
+  namespaces   scopedsm-<pid>-h<i>      (ip netns list)
+  bridge       sdsm<pid36>b             (<pid36>: the pid in base 36)
+  veth, outer  sdsm<pid36>v<i>          (the inner end is eth0 in the namespace)
+  hostnames    scopedsm-h<i>
+  subnet       10.213.<k>.0/24, the first k no interface of the root
+               namespace uses; the bridge is .254, host i is .<i+1>
+Everything is removed when the launcher ends (normally, on an error, or on
+SIGINT, SIGTERM or SIGHUP). A launcher killed by SIGKILL leaves them:
+`scopedsm cleanup` removes those whose launcher is gone.
+
+SCOPEDSM_IP names the ip command (default: ip from PATH).
+"""
+import fcntl
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+
+NS_PREFIX = "scopedsm-"
+LINK_PREFIX = "sdsm"
+SUBNET_BASE = "10.213"
+MAX_HOSTS = 250
+LOCK_PATH = "/run/lock/scopedsm-hosts.lock"
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+class HostsError(Exception):
+    """Namespaced hosts cannot be set up here; the message says why."""
+
+
+def base36(n):
+    out = ""
+    while True:
+        n, d = divmod(n, 36)
+        out = _DIGITS[d] + out
+        if n == 0:
+            return out
+
+
+def hostname(i):
+    return f"scopedsm-h{i}"
+
+
+def namespace(pid, i):
+    return f"{NS_PREFIX}{pid}-h{i}"
+
+
+def bridge(pid):
+    return f"{LINK_PREFIX}{base36(pid)}b"
+
+
+def veth(pid, i):
+    return f"{LINK_PREFIX}{base36(pid)}v{i}"
+
+
+def ip_command():
+    """The ip command as an absolute path, or HostsError."""
+    name = os.environ.get("SCOPEDSM_IP") or "ip"
+    path = name if os.sep in name else shutil.which(name)
+    if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise HostsError(f"--hosts needs the ip command ('{name}' not found; install iproute2)")
+    return path
+
+
+def _run(ip, args, check=True):
+    out = subprocess.run([ip] + args, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30,
+                         check=False)
+    if check and out.returncode != 0:
+        why = (out.stderr.strip() or out.stdout.strip() or f"exit status {out.returncode}").splitlines()[0]
+        raise HostsError(f"'ip {' '.join(args)}' failed: {why}")
+    return out
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _kill_inside(ip, ns):
+    """SIGKILL to every process still in namespace `ns` (processes this
+    launcher started there), so that deleting it frees it."""
+    out = _run(ip, ["netns", "pids", ns], check=False)
+    for word in out.stdout.split():
+        if word.isdigit():
+            try:
+                os.kill(int(word), 9)
+            except OSError:
+                pass
+
+
+def _free_subnet(ip):
+    used = _run(ip, ["-4", "-o", "addr", "show"]).stdout + _run(ip, ["-4", "route", "show"]).stdout
+    for k in range(256):
+        if f"{SUBNET_BASE}.{k}." not in used:
+            return k
+    raise HostsError(f"no free subnet {SUBNET_BASE}.K.0/24 for the hosts")
+
+
+class Hosts:
+    """The namespaces, veths and bridge of one launcher; a context manager
+    that removes them on the way out."""
+
+    def __init__(self, count, pid=None):
+        if count < 1 or count > MAX_HOSTS:
+            raise HostsError(f"the host count must be 1 to {MAX_HOSTS}, not {count}")
+        self.count = count
+        self.pid = os.getpid() if pid is None else pid
+        self.ip = ip_command()
+        self.unshare = shutil.which("unshare")
+        if not self.unshare:
+            raise HostsError("--hosts needs the unshare command (util-linux)")
+        self.subnet = None
+        self.created_ns = []
+        self.created_bridge = False
+        self.tmpdir = None
+        self.link_bytes = 0
+
+    def names(self):
+        return [hostname(i) for i in range(self.count)]
+
+    def __enter__(self):
+        try:
+            self._setup()
+        except BaseException:
+            self.remove()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+    def _setup(self):
+        os.makedirs(os.path.dirname(LOCK_PATH), exist_ok=True)
+        with open(LOCK_PATH, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # two launchers must not pick one subnet
+            try:
+                self._create()
+            except HostsError as e:
+                if os.geteuid() != 0:
+                    raise HostsError(f"{e} (network namespaces need root)") from None
+                raise
+
+    def _create(self):
+        ip, pid = self.ip, self.pid
+        # The first step shows whether namespaces work here at all.
+        first = namespace(pid, 0)
+        _run(ip, ["netns", "add", first])
+        self.created_ns.append(first)
+        k = _free_subnet(ip)
+        net = f"{SUBNET_BASE}.{k}"
+        br = bridge(pid)
+        _run(ip, ["link", "add", br, "type", "bridge"])
+        self.created_bridge = True
+        _run(ip, ["addr", "add", f"{net}.254/24", "dev", br])
+        _run(ip, ["link", "set", br, "up"])
+        for i in range(self.count):
+            ns = namespace(pid, i)
+            if i > 0:
+                _run(ip, ["netns", "add", ns])
+                self.created_ns.append(ns)
+            _run(ip, ["link", "add", veth(pid, i), "type", "veth", "peer", "name", "eth0", "netns", ns])
+            _run(ip, ["link", "set", veth(pid, i), "master", br, "up"])
+            _run(ip, ["-n", ns, "addr", "add", f"{net}.{i + 1}/24", "dev", "eth0"])
+            _run(ip, ["-n", ns, "link", "set", "eth0", "up"])
+            _run(ip, ["-n", ns, "link", "set", "lo", "up"])
+        self.subnet = f"{net}.0/24"
+        self.tmpdir = tempfile.mkdtemp(prefix="scopedsm-hosts-")
+        self.agent = os.path.join(self.tmpdir, "agent")
+        # Open MPI calls the agent as `agent HOST COMMAND...` (like ssh): the
+        # command runs in HOST's network namespace, under its own hostname.
+        with open(self.agent, "w") as f:
+            f.write("#!/bin/sh\n"
+                    "# scopedsm run --hosts: starts Open MPI's daemon for host $1 in its namespace\n"
+                    'host="$1"; shift\n'
+                    'case "$host" in scopedsm-h[0-9]*) ;; *) echo "scopedsm agent: unknown host $host" >&2; exit 1;; esac\n'
+                    f'exec {ip} netns exec "{NS_PREFIX}{pid}-${{host#scopedsm-}}" {self.unshare} --uts '
+                    "sh -c 'hostname \"$0\" && exec sh -c \"$1\"' \"$host\" \"$*\"\n")
+        os.chmod(self.agent, 0o755)
+        self.hostfile = os.path.join(self.tmpdir, "hostfile")
+
+    def write_hostfile(self, per_host):
+        with open(self.hostfile, "w") as f:
+            for name in self.names():
+                f.write(f"{name} slots={per_host}\n")
+
+    def launcher_args(self):
+        """Open MPI options that place the job on the hosts and keep every
+        cross-host path on TCP over the veths."""
+        return ["--hostfile", self.hostfile,
+                "--mca", "plm_rsh_agent", self.agent,
+                "--mca", "plm_rsh_no_tree_spawn", "1",
+                "--mca", "oob_tcp_if_include", self.subnet,
+                "--mca", "btl_tcp_if_include", self.subnet,
+                "--mca", "btl", "tcp,self,vader"]
+
+    def _count_bytes(self):
+        total = 0
+        for i in range(self.count):
+            try:
+                with open(f"/sys/class/net/{veth(self.pid, i)}/statistics/rx_bytes") as f:
+                    total += int(f.read())
+            except (OSError, ValueError):
+                pass
+        self.link_bytes = total
+
+    def remove(self):
+        """Removes whatever this launcher created; safe to call more than once.
+        Ends asked of us meanwhile wait until it is done."""
+        ends = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, ends)
+        try:
+            self._remove()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+    def _remove(self):
+        if self.created_ns or self.created_bridge:
+            self._count_bytes()
+        for ns in self.created_ns:
+            _kill_inside(self.ip, ns)
+            _run(self.ip, ["netns", "delete", ns], check=False)  # takes the veth pair with it
+        self.created_ns = []
+        if self.created_bridge:
+            _run(self.ip, ["link", "delete", bridge(self.pid)], check=False)
+            self.created_bridge = False
+        if self.tmpdir:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+
+
+def leftovers(ip):
+    """(namespaces, links) named by scopedsm run --hosts whose launcher is gone."""
+    namespaces, links = [], []
+    for line in _run(ip, ["netns", "list"]).stdout.splitlines():
+        name = line.split()[0] if line.split() else ""
+        rest = name[len(NS_PREFIX):] if name.startswith(NS_PREFIX) else ""
+        pid, dash, _host = rest.partition("-")
+        if dash and pid.isdigit() and not _pid_alive(int(pid)):
+            namespaces.append(name)
+    for line in _run(ip, ["-o", "link", "show"]).stdout.splitlines():
+        parts = line.split(":")
+        if len(parts) < 2:
+            continue
+        name = parts[1].strip().split("@")[0]
+        if not name.startswith(LINK_PREFIX) or name[-1:] != "b":
+            continue
+        try:
+            pid = int(name[len(LINK_PREFIX):-1], 36)
+        except ValueError:
+            continue
+        if not _pid_alive(pid):
+            links.append(name)
+    return namespaces, links
+
+
+CLEANUP_USAGE = """usage: scopedsm cleanup
+
+Removes the network namespaces (scopedsm-<pid>-h<i>) and the bridge
+(sdsm<pid in base 36>b) that a `scopedsm run --hosts` left behind when it
+was killed with SIGKILL, with the processes still running inside them.
+Those of launchers still running are left alone.
+"""
+
+
+def cleanup_main(argv):
+    import sys
+    if argv and argv[0] in ("-h", "--help"):
+        print(CLEANUP_USAGE, end="")
+        return 0
+    if argv:
+        print(f"scopedsm cleanup: takes no arguments (got '{argv[0]}')", file=sys.stderr)
+        return 2
+    try:
+        ip = ip_command()
+        namespaces, links = leftovers(ip)
+    except HostsError as e:
+        print(f"scopedsm cleanup: {e}", file=sys.stderr)
+        return 2
+    for ns in namespaces:
+        _kill_inside(ip, ns)
+        _run(ip, ["netns", "delete", ns], check=False)
+    for link in links:
+        _run(ip, ["link", "delete", link], check=False)
+    removed = namespaces + links
+    print("scopedsm cleanup: " + (f"removed {' '.join(removed)}" if removed else "nothing left behind"))
+    return 0
