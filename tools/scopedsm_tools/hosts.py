@@ -152,15 +152,21 @@ class Hosts:
         return False
 
     def _setup(self):
-        os.makedirs(os.path.dirname(LOCK_PATH), exist_ok=True)
-        with open(LOCK_PATH, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # two launchers must not pick one subnet
-            try:
-                self._create()
-            except HostsError as e:
-                if os.geteuid() != 0:
-                    raise HostsError(f"{e} (network namespaces need root)") from None
-                raise
+        try:
+            lock = open(LOCK_PATH, "a")  # two launchers must not pick one subnet
+        except OSError:
+            lock = None  # (not root: making the first namespace fails below)
+        try:
+            if lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            self._create()
+        except HostsError as e:
+            if os.geteuid() != 0:
+                raise HostsError(f"{e} (network namespaces need root)") from None
+            raise
+        finally:
+            if lock:
+                lock.close()
 
     def _create(self):
         ip, pid = self.ip, self.pid
