@@ -139,6 +139,9 @@ const std::vector<ConfigVariable>& config_variables() {
        "Most pages one fault fetches: a fault right after the previous page's copy fetches the run of invalid "
        "pages after it that share its home, up to this many (1 to 64; 1 fetches single pages). The run grows while "
        "its pages are used and shrinks when they are not."},
+      {"SCOPEDSM_LOCKS", "1024",
+       "How many lock ids a job has: ids are 0 to this - 1 (1 to 2147483647; the default is JIAJIA's Maxlocks). "
+       "Only the locks a program uses take memory; an id past the limit ends the job with an error."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
@@ -307,6 +310,12 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
       return bad("SCOPEDSM_FETCH_PAGES", *v, "a page count from 1 to 64");
     c.fetch_pages = static_cast<uint32_t>(n);
   }
+  if (auto v = lookup("SCOPEDSM_LOCKS")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n < 1 || n > static_cast<uint64_t>(kMaxLockIds))
+      return bad("SCOPEDSM_LOCKS", *v, "a lock count from 1 to 2147483647");
+    c.locks = static_cast<int>(n);
+  }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n > 1000000)
@@ -385,6 +394,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
   out.push_back({"fetch", fetch_mode_name(c.fetch)});
   out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});
+  out.push_back({"locks", std::to_string(c.locks)});
   if (c.test_faults != 0) {
     std::string names;
     for (const TestFaultName& f : kTestFaultNames) {
