@@ -10,6 +10,13 @@
 #
 # Each mode then runs the core suites again with SCOPEDSM_NODE_SHARING=off
 # (mpi, model and difftest; mpi and model with MPICH).
+#
+# The suite includes label hosts: the multi-process tests across 2
+# network-namespace hosts of 2 processes (scopedsm run --hosts; skipped
+# where namespaces cannot be made, and under MPICH), and label scale (the
+# synchronization traffic at 8 and 16 processes). Label scale-manual (the
+# core suite at 16 and 32 processes) takes too long for CI and is left out:
+# run it with ctest -L scale-manual.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap.sh
@@ -57,7 +64,7 @@ cmake --build "$build"
 if [ -n "$labels" ]; then
   ctest --test-dir "$build" --output-on-failure -j2 --timeout 300 -L "$labels"
 else
-  ctest --test-dir "$build" --output-on-failure -j2 --timeout 300
+  ctest --test-dir "$build" --output-on-failure -j2 --timeout 300 -LE scale-manual
 fi
 # The core suites again with node sharing off: every process is a node of
 # its own, so pages, diffs and wake-ups all take the cross-node path.
