@@ -2,14 +2,17 @@
 
 Each host is a network namespace with its own hostname (a UTS namespace
 entered by the launch agent), joined to the others by a veth pair whose
-outer end is a port of one bridge in the root namespace. Open MPI starts one
-daemon per host through an agent script (plm_rsh_agent), which runs the
-daemon inside the host's namespaces; processes of one host share memory
-(vader, ScopeDSM's node sharing), processes of different hosts only talk
-TCP over the veths (btl tcp,self,vader; oob and btl restricted to the
-hosts' subnet). Open MPI puts processes of different daemons on different
-nodes, so MPI_COMM_TYPE_SHARED, and with it ScopeDSM's NodeTopology, sees
-each host as a node.
+outer end is a port of one bridge in the root namespace. The MPI launcher
+starts one daemon per host through an agent script that it calls as it
+would ssh (Open MPI's plm_rsh_agent, Hydra's -launcher-exec), which runs
+the daemon inside the host's namespaces. Processes of one host share memory
+(the MPI library's shared-memory path, ScopeDSM's node sharing); processes
+of different hosts only talk TCP over the veths (Open MPI: btl
+tcp,self,vader, oob and btl restricted to the hosts' subnet; MPICH: its
+netmod sees no interface but lo and the host's veth, and Hydra's proxies
+reach mpiexec on the bridge). The MPI library puts processes of different
+daemons on different nodes, so MPI_COMM_TYPE_SHARED, and with it ScopeDSM's
+NodeTopology, sees each host as a node.
 
 Names, all derived from the launcher's pid so that concurrent launchers do
 not collide and leftovers can be told apart:
@@ -194,11 +197,13 @@ class Hosts:
         self.subnet = f"{net}.0/24"
         self.tmpdir = tempfile.mkdtemp(prefix="scopedsm-hosts-")
         self.agent = os.path.join(self.tmpdir, "agent")
-        # Open MPI calls the agent as `agent HOST COMMAND...` (like ssh): the
-        # command runs in HOST's network namespace, under its own hostname.
+        # The launcher calls the agent as it would ssh, `agent [-x] HOST
+        # COMMAND...`: the command runs in HOST's network namespace, under
+        # its own hostname.
         with open(self.agent, "w") as f:
             f.write("#!/bin/sh\n"
-                    "# scopedsm run --hosts: starts Open MPI's daemon for host $1 in its namespace\n"
+                    "# scopedsm run --hosts: starts the MPI launcher's daemon for a host in its namespace\n"
+                    'while [ "${1#-}" != "$1" ]; do shift; done  # ssh options (MPICH passes -x)\n'
                     'host="$1"; shift\n'
                     'case "$host" in scopedsm-h[0-9]*) ;; *) echo "scopedsm agent: unknown host $host" >&2; exit 1;; esac\n'
                     f'exec {ip} netns exec "{NS_PREFIX}{pid}-${{host#scopedsm-}}" {self.unshare} --uts '
@@ -206,20 +211,24 @@ class Hosts:
         os.chmod(self.agent, 0o755)
         self.hostfile = os.path.join(self.tmpdir, "hostfile")
 
-    def write_hostfile(self, per_host):
+    def launcher_args(self, vendor, per_host):
+        """Writes the host file; returns the launcher's options that place
+        the job on the hosts and keep every cross-host path on TCP over the
+        veths (`vendor` is launch.OPENMPI or launch.MPICH)."""
+        openmpi = vendor == "Open MPI"
         with open(self.hostfile, "w") as f:
             for name in self.names():
-                f.write(f"{name} slots={per_host}\n")
-
-    def launcher_args(self):
-        """Open MPI options that place the job on the hosts and keep every
-        cross-host path on TCP over the veths."""
-        return ["--hostfile", self.hostfile,
-                "--mca", "plm_rsh_agent", self.agent,
-                "--mca", "plm_rsh_no_tree_spawn", "1",
-                "--mca", "oob_tcp_if_include", self.subnet,
-                "--mca", "btl_tcp_if_include", self.subnet,
-                "--mca", "btl", "tcp,self,vader"]
+                f.write(f"{name} slots={per_host}\n" if openmpi else f"{name}:{per_host}\n")
+        if openmpi:
+            return ["--hostfile", self.hostfile,
+                    "--mca", "plm_rsh_agent", self.agent,
+                    "--mca", "plm_rsh_no_tree_spawn", "1",
+                    "--mca", "oob_tcp_if_include", self.subnet,
+                    "--mca", "btl_tcp_if_include", self.subnet,
+                    "--mca", "btl", "tcp,self,vader"]
+        # Hydra: its proxies reach mpiexec on the bridge; inside a host the
+        # only interface besides lo is eth0, which the netmod then uses.
+        return ["-f", self.hostfile, "-launcher", "ssh", "-launcher-exec", self.agent, "-iface", bridge(self.pid)]
 
     def _count_bytes(self):
         total = 0
@@ -244,9 +253,12 @@ class Hosts:
     def _remove(self):
         if self.created_ns or self.created_bridge:
             self._count_bytes()
-        for ns in self.created_ns:
+        for i, ns in enumerate(self.created_ns):
             _kill_inside(self.ip, ns)
-            _run(self.ip, ["netns", "delete", ns], check=False)  # takes the veth pair with it
+            # The veth first: a deleted namespace takes its pair with it, but
+            # only once the kernel has finished tearing it down.
+            _run(self.ip, ["link", "delete", veth(self.pid, i)], check=False)
+            _run(self.ip, ["netns", "delete", ns], check=False)
         self.created_ns = []
         if self.created_bridge:
             _run(self.ip, ["link", "delete", bridge(self.pid)], check=False)
@@ -257,7 +269,8 @@ class Hosts:
 
 
 def leftovers(ip):
-    """(namespaces, links) named by scopedsm run --hosts whose launcher is gone."""
+    """(namespaces, links) named by scopedsm run --hosts whose launcher is
+    gone (the links: bridges and the outer ends of veths)."""
     namespaces, links = [], []
     for line in _run(ip, ["netns", "list"]).stdout.splitlines():
         name = line.split()[0] if line.split() else ""
@@ -270,10 +283,15 @@ def leftovers(ip):
         if len(parts) < 2:
             continue
         name = parts[1].strip().split("@")[0]
-        if not name.startswith(LINK_PREFIX) or name[-1:] != "b":
+        body = name[len(LINK_PREFIX):] if name.startswith(LINK_PREFIX) else ""
+        if body.endswith("b"):
+            pid36 = body[:-1]
+        elif "v" in body and body.rpartition("v")[2].isdigit():
+            pid36 = body.rpartition("v")[0]
+        else:
             continue
         try:
-            pid = int(name[len(LINK_PREFIX):-1], 36)
+            pid = int(pid36, 36)
         except ValueError:
             continue
         if not _pid_alive(pid):

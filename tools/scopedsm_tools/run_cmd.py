@@ -40,9 +40,9 @@ options:
                       network namespaces joined by a bridge, with their own
                       hostnames; processes of different hosts share no
                       memory and talk TCP over veth pairs, and ScopeDSM sees
-                      each host as a node (Open MPI only; needs root and
-                      iproute2; removed at exit; `scopedsm cleanup` removes
-                      what a launcher killed by SIGKILL left)
+                      each host as a node (Open MPI or MPICH's Hydra; needs
+                      root and iproute2; removed at exit; `scopedsm cleanup`
+                      removes what a launcher killed by SIGKILL left)
   --per-host P        processes per host with --hosts (default: N / H,
                       rounded up; -n defaults to H * P); ranks fill the
                       hosts in order
@@ -208,10 +208,6 @@ def main(argv, config):
     env = dict(os.environ)
     env.update(opts["env"])
     vendor = launch.detect_vendor(launcher, config.get("mpiexec"), config.get("mpi_vendor"))
-    if opts["hosts"] is not None and vendor != launch.OPENMPI:
-        print(f"scopedsm run: --hosts needs Open MPI's launcher, and this one ({launcher}) is {vendor}'s; "
-              "run without --hosts", file=sys.stderr)
-        return 2
 
     def command(extra):
         return launch.launch_command(vendor, launcher, opts["nprocs"], program, opts["args"],
@@ -221,7 +217,8 @@ def main(argv, config):
     if opts["dry_run"]:
         extra = []
         if opts["hosts"] is not None:
-            extra = ["--hostfile", "HOSTFILE", "--mca", "plm_rsh_agent", "AGENT", "..."]
+            extra = (["--hostfile", "HOSTFILE", "--mca", "plm_rsh_agent", "AGENT", "..."] if vendor == launch.OPENMPI
+                     else ["-f", "HOSTFILE", "-launcher", "ssh", "-launcher-exec", "AGENT", "-iface", "BRIDGE"])
         print(" ".join(shlex.quote(c) for c in command(extra)))
         return 0
     problem = check_configuration(config, env)
@@ -232,7 +229,7 @@ def main(argv, config):
     sys.stdout.flush()
     sys.stderr.flush()
     if opts["hosts"] is not None:
-        return run_on_hosts(opts, command, env)
+        return run_on_hosts(opts, command, env, vendor)
     try:
         if opts["raw_errors"]:
             os.execve(launcher, command([]), env)
@@ -246,14 +243,13 @@ def _raise_exit(sig, _frame):
     raise SystemExit(128 + sig)
 
 
-def run_on_hosts(opts, command, env):
+def run_on_hosts(opts, command, env, vendor):
     """Sets up the hosts, runs the job on them and removes them, whatever happens."""
     # An end asked of us while the hosts are being made still removes them.
     previous = {sig: signal.signal(sig, _raise_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         with hosts.Hosts(opts["hosts"]) as h:
-            h.write_hostfile(opts["per_host"])
-            cmd = command(h.launcher_args())
+            cmd = command(h.launcher_args(vendor, opts["per_host"]))
             try:
                 status = run_filtered(cmd, env, sys.stderr.buffer, own_group=True,
                                       filter_noise=not opts["raw_errors"])
