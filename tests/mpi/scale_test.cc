@@ -41,11 +41,12 @@ TEST(Scale, BarrierMessagesPerProcessGrowAsLogNAndLockMessagesStayConstant) {
   for (uint64_t i = 0; i < barriers; ++i) jia_barrier();
   const uint64_t per_barrier_x100 = 100 * (sent(barrier_types) - b0) / barriers;
   // Each process takes the lock homed at the next rank, which nobody else
-  // takes: every operation is uncontended. The jia_wait fences the count:
-  // the grants this process's home sends its predecessor are all sent
-  // before the predecessor reaches it.
-  jia_wait();
+  // takes: every operation is uncontended. The jia_waits fence the count:
+  // nobody asks for a lock before every process has taken its first count,
+  // and the grants this process's home sends its predecessor are all sent
+  // before the predecessor reaches the last one.
   const uint64_t l0 = sent(lock_types);
+  jia_wait();
   const uint64_t ops = 16;
   const int lock = (rank() + 1) % n;
   for (uint64_t i = 0; i < ops; ++i) {
