@@ -13,7 +13,7 @@
 #
 # The suite includes label hosts: the multi-process tests across 2
 # network-namespace hosts of 2 processes (scopedsm run --hosts; skipped
-# where namespaces cannot be made, and under MPICH), and label scale (the
+# where namespaces cannot be made; with MPICH too), and label scale (the
 # synchronization traffic at 8 and 16 processes). Label scale-manual (the
 # core suite at 16 and 32 processes) takes too long for CI and is left out:
 # run it with ctest -L scale-manual.
@@ -46,7 +46,7 @@ case "$mode" in
     fi
     flags+=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich
             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
-    labels="unit|mpi|death|model|apps|install"
+    labels="unit|mpi|death|model|apps|install|hosts"
     off_labels="mpi|model"
     ;;
   *) echo "usage: tools/test.sh [--sanitize|--mpich]" >&2; exit 2 ;;

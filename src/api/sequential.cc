@@ -117,7 +117,7 @@ int lock_count() {
     if (text == nullptr || *text < '0' || *text > '9') return Maxlocks;
     char* end = nullptr;
     const unsigned long long n = std::strtoull(text, &end, 10);
-    return *end == '\0' && n >= 1 && n <= static_cast<unsigned long long>(kMaxLockIds) ? static_cast<int>(n)
+    return *end == '\0' && n >= 1 && n <= static_cast<unsigned long long>(scopedsm::kMaxLockIds) ? static_cast<int>(n)
                                                                                        : Maxlocks;
   }();
   return count;

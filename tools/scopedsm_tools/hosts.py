@@ -6,11 +6,14 @@ outer end is a port of one bridge in the root namespace. The MPI launcher
 starts one daemon per host through an agent script that it calls as it
 would ssh (Open MPI's plm_rsh_agent, Hydra's -launcher-exec), which runs
 the daemon inside the host's namespaces. Processes of one host share memory
-(the MPI library's shared-memory path, ScopeDSM's node sharing); processes
+(ScopeDSM's node sharing, and Open MPI's vader); processes
 of different hosts only talk TCP over the veths (Open MPI: btl
-tcp,self,vader, oob and btl restricted to the hosts' subnet; MPICH: its
-netmod sees no interface but lo and the host's veth, and Hydra's proxies
-reach mpiexec on the bridge). The MPI library puts processes of different
+tcp,self,vader with pml ob1, oob and btl restricted to the hosts' subnet;
+MPICH: Hydra's proxies reach mpiexec on the bridge; for both, UCX is held
+to tcp on the veth, since it takes the machine for the host and would
+otherwise carry traffic between the hosts through shared memory, which
+Debian's MPICH, ch4:ucx, does: tools/tests/hosts_check.py catches it by the
+bytes that cross the links). The MPI library puts processes of different
 daemons on different nodes, so MPI_COMM_TYPE_SHARED, and with it ScopeDSM's
 NodeTopology, sees each host as a node.
 
@@ -211,6 +214,17 @@ class Hosts:
         os.chmod(self.agent, 0o755)
         self.hostfile = os.path.join(self.tmpdir, "hostfile")
 
+    @staticmethod
+    def environment(env):
+        """`env` with UCX held to TCP on each host's veth (unless set): UCX
+        (MPICH's ch4:ucx, Open MPI's ucx components) judges shared memory
+        reachable by the machine, not the host, and would carry traffic
+        between the hosts through it; within a host it goes by TCP too."""
+        out = dict(env)
+        out.setdefault("UCX_TLS", "tcp,self")
+        out.setdefault("UCX_NET_DEVICES", "eth0")
+        return out
+
     def launcher_args(self, vendor, per_host):
         """Writes the host file; returns the launcher's options that place
         the job on the hosts and keep every cross-host path on TCP over the
@@ -221,6 +235,8 @@ class Hosts:
                 f.write(f"{name} slots={per_host}\n" if openmpi else f"{name}:{per_host}\n")
         if openmpi:
             return ["--hostfile", self.hostfile,
+                    "-x", "UCX_TLS", "-x", "UCX_NET_DEVICES",
+                    "--mca", "pml", "ob1",
                     "--mca", "plm_rsh_agent", self.agent,
                     "--mca", "plm_rsh_no_tree_spawn", "1",
                     "--mca", "oob_tcp_if_include", self.subnet,

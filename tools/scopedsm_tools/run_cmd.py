@@ -9,6 +9,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 
 from . import abort_noise, hosts, launch
 
@@ -251,7 +252,7 @@ def run_on_hosts(opts, command, env, vendor):
         with hosts.Hosts(opts["hosts"]) as h:
             cmd = command(h.launcher_args(vendor, opts["per_host"]))
             try:
-                status = run_filtered(cmd, env, sys.stderr.buffer, own_group=True,
+                status = run_filtered(cmd, h.environment(env), sys.stderr.buffer, own_group=True,
                                       filter_noise=not opts["raw_errors"])
             except OSError as e:
                 print(f"scopedsm run: cannot start the launcher {cmd[0]}: {e.strerror}", file=sys.stderr)
@@ -281,15 +282,25 @@ def run_filtered(cmd, env, err, own_group=False, filter_noise=True):
     exit status.
 
     With own_group the launcher runs in a process group of its own, every
-    end asked of us (SIGINT included) is passed on to it, and it is ended
-    when we die."""
+    end asked of us (SIGINT included) is passed on to it, its group is
+    killed if it has not ended END_GRACE_S seconds later (MPICH's Hydra may
+    not end on SIGTERM), and it is ended when we die."""
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, start_new_session=own_group,
                             preexec_fn=_die_with_parent if own_group else None)
     # Ctrl-C reaches the launcher by itself (the terminal signals the whole
     # foreground group), and the launcher ends the job: we keep reading
     # until it has. Other ends asked of us are passed on to it.
     forwarded = (signal.SIGTERM, signal.SIGHUP) + ((signal.SIGINT,) if own_group else ())
-    previous = {sig: signal.signal(sig, lambda sig, _frame: proc.send_signal(sig)) for sig in forwarded}
+    timers = []
+
+    def pass_on(sig, _frame):
+        proc.send_signal(sig)
+        if own_group and not timers:
+            timers.append(threading.Timer(END_GRACE_S, _kill_group, (proc,)))
+            timers[0].daemon = True
+            timers[0].start()
+
+    previous = {sig: signal.signal(sig, pass_on) for sig in forwarded}
     if not own_group:
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
     noise = abort_noise.AbortNoise()
@@ -308,5 +319,18 @@ def run_filtered(cmd, env, err, own_group=False, filter_noise=True):
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        for timer in timers:
+            timer.cancel()
         proc.stderr.close()
     return launch.exit_status(proc.returncode)
+
+
+END_GRACE_S = 10
+
+
+def _kill_group(proc):
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
