@@ -89,7 +89,9 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,"},
-                                         BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"}));
+                                         BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"},
+                                         BadValue{"SCOPEDSM_LOCKS", "0"}, BadValue{"SCOPEDSM_LOCKS", "2147483648"},
+                                         BadValue{"SCOPEDSM_LOCKS", "many"}));
 
 // Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
 // of yes and no are errors naming the variable and the accepted values.
@@ -271,6 +273,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_HOME_MIGRATION", "on"},
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
+                                {"SCOPEDSM_LOCKS", "2147483647"},
                                 {"SCOPEDSM_SUMMARY", "off"},
                                 {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
                                 {"SCOPEDSM_TEST_DELAY_US", "7"}}),
@@ -290,7 +293,9 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(config_settings(back), config_settings(c));
   EXPECT_EQ(vars["SCOPEDSM_FETCH"], "message");
   EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
-  EXPECT_EQ(vars.size(), 17u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_LOCKS"], "2147483647");
+  EXPECT_EQ(back.locks, 2147483647);
+  EXPECT_EQ(vars.size(), 18u);  // all of them were set
 }
 
 }  // namespace
