@@ -23,6 +23,7 @@ not collide and leftovers can be told apart:
   bridge       sdsm<pid36>b             (<pid36>: the pid in base 36)
   veth, outer  sdsm<pid36>v<i>          (the inner end is eth0 in the namespace)
   hostnames    scopedsm-h<i>
+  files        <tmp>/scopedsm-hosts-<pid>-*/ (the agent and the host file)
   subnet       10.213.<k>.0/24, the first k no interface of the root
                namespace uses; the bridge is .254, host i is .<i+1>
 Everything is removed when the launcher ends (normally, on an error, or on
@@ -43,6 +44,7 @@ LINK_PREFIX = "sdsm"
 SUBNET_BASE = "10.213"
 MAX_HOSTS = 250
 LOCK_PATH = "/run/lock/scopedsm-hosts.lock"
+TMP_PREFIX = "scopedsm-hosts-"  # the agent and host file: <tmp>/scopedsm-hosts-<pid>-XXXX
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -198,7 +200,7 @@ class Hosts:
             _run(ip, ["-n", ns, "link", "set", "eth0", "up"])
             _run(ip, ["-n", ns, "link", "set", "lo", "up"])
         self.subnet = f"{net}.0/24"
-        self.tmpdir = tempfile.mkdtemp(prefix="scopedsm-hosts-")
+        self.tmpdir = tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{pid}-")
         self.agent = os.path.join(self.tmpdir, "agent")
         # The launcher calls the agent as it would ssh, `agent [-x] HOST
         # COMMAND...`: the command runs in HOST's network namespace, under
@@ -284,6 +286,17 @@ class Hosts:
             self.tmpdir = None
 
 
+def leftover_dirs():
+    """The agent and host-file directories of launchers that are gone."""
+    found = []
+    tmp = tempfile.gettempdir()
+    for name in os.listdir(tmp):
+        pid, dash, _rest = name[len(TMP_PREFIX):].partition("-")
+        if name.startswith(TMP_PREFIX) and dash and pid.isdigit() and not _pid_alive(int(pid)):
+            found.append(os.path.join(tmp, name))
+    return found
+
+
 def leftovers(ip):
     """(namespaces, links) named by scopedsm run --hosts whose launcher is
     gone (the links: bridges and the outer ends of veths)."""
@@ -317,9 +330,10 @@ def leftovers(ip):
 
 CLEANUP_USAGE = """usage: scopedsm cleanup
 
-Removes the network namespaces (scopedsm-<pid>-h<i>) and the bridge
-(sdsm<pid in base 36>b) that a `scopedsm run --hosts` left behind when it
-was killed with SIGKILL, with the processes still running inside them.
+Removes the network namespaces (scopedsm-<pid>-h<i>), the bridge and veths
+(sdsm<pid in base 36>b, ...v<i>) and the files (<tmp>/scopedsm-hosts-<pid>-*)
+that a `scopedsm run --hosts` left behind when it was killed with SIGKILL,
+with the processes still running inside the namespaces.
 Those of launchers still running are left alone.
 """
 
@@ -343,6 +357,9 @@ def cleanup_main(argv):
         _run(ip, ["netns", "delete", ns], check=False)
     for link in links:
         _run(ip, ["link", "delete", link], check=False)
-    removed = namespaces + links
+    dirs = leftover_dirs()
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)
+    removed = namespaces + links + dirs
     print("scopedsm cleanup: " + (f"removed {' '.join(removed)}" if removed else "nothing left behind"))
     return 0

@@ -135,6 +135,8 @@ def ends(scopedsm):
     out = subprocess.run([scopedsm, "cleanup"], capture_output=True, text=True)
     check(out.returncode == 0 and hosts.namespace(proc.pid, 0) in out.stdout, f"cleanup names what it removes ({out.stdout.strip()})")
     check(ours(proc.pid) == [], "cleanup removes them")
+    check(not [d for d in os.listdir(tempfile.gettempdir()) if d.startswith(f"{hosts.TMP_PREFIX}{proc.pid}-")],
+          "and the launcher's files")
     check(len(ours(running.pid)) == 5, "cleanup leaves a running launcher's hosts alone")
     running.terminate()
     running.wait()
