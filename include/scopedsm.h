@@ -39,7 +39,8 @@ int scopedsm_rank(void);
 int scopedsm_size(void);
 /* The coherence unit in bytes (the OS page size). */
 size_t scopedsm_page_size(void);
-/* Number of lock ids: valid ids are [0, scopedsm_num_locks()). */
+/* Number of lock ids: valid ids are [0, scopedsm_num_locks()): JIAJIA's
+ * Maxlocks (1024) unless SCOPEDSM_LOCKS says otherwise. */
 int scopedsm_num_locks(void);
 int scopedsm_num_condvars(void);
 

@@ -3,7 +3,8 @@
 # it is missing: a C/C++ compiler, gfortran (the Fortran module and tests),
 # CMake, Ninja, Open MPI, GoogleTest, nlohmann-json, Python 3 with matplotlib
 # (reports), clang (fuzzing), make and pkg-config (the external-project
-# test). Safe to re-run.
+# test), iproute2 and util-linux's unshare (scopedsm run --hosts and its
+# tests). Safe to re-run.
 set -euo pipefail
 
 need=()
@@ -22,6 +23,9 @@ command -v git >/dev/null 2>&1 || need+=(git)
 # (the external-project test builds with make and pkg-config against an installation)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkgconf)
+# (namespaced hosts: ip netns, veth and bridge links; unshare for a hostname per host)
+command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need+=(iproute2)
+command -v unshare >/dev/null 2>&1 || need+=(util-linux)
 
 if ((${#need[@]})); then
   sudo=""

@@ -102,7 +102,9 @@ int scopedsm_size(void) { return scopedsm::api::size(c_call("scopedsm_size")); }
 size_t scopedsm_page_size(void) {
   return Runtime::require_running(c_call("scopedsm_page_size")).state().region.page_size();
 }
-int scopedsm_num_locks(void) { return Maxlocks; }
+int scopedsm_num_locks(void) {
+  return Runtime::running() ? Runtime::require_running(c_call("scopedsm_num_locks")).state().config.locks : Maxlocks;
+}
 int scopedsm_num_condvars(void) { return Maxcondvs; }
 
 void* scopedsm_alloc(size_t size) {

@@ -106,9 +106,23 @@ unsigned long jia_alloc_as(const char* name, int size, int block, int) {
   return reinterpret_cast<unsigned long>(allocate(call, static_cast<size_t>(size), &p));
 }
 
+// SCOPEDSM_LOCKS as the parallel library reads it; a value it would reject
+// leaves JIAJIA's Maxlocks (the parallel library says what is wrong).
+int lock_count() {
+  static const int count = [] {
+    const char* text = std::getenv("SCOPEDSM_LOCKS");
+    if (text == nullptr || *text < '0' || *text > '9') return Maxlocks;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(text, &end, 10);
+    return *end == '\0' && n >= 1 && n <= static_cast<unsigned long long>(scopedsm::kMaxLockIds) ? static_cast<int>(n)
+                                                                                       : Maxlocks;
+  }();
+  return count;
+}
+
 void check_lock(ApiCall call, int id) {
   require_running(call);
-  if (id < 0 || id >= Maxlocks) die_text(lock_id_error(call, id));
+  if (id < 0 || id >= lock_count()) die_text(lock_id_error(call, id, lock_count()));
 }
 
 void check_cv(ApiCall call, int cv) {
@@ -168,7 +182,7 @@ int scopedsm_initialized(void) { return g_initialized && !g_finalized; }
 int scopedsm_rank(void) { return 0; }
 int scopedsm_size(void) { return 1; }
 size_t scopedsm_page_size(void) { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
-int scopedsm_num_locks(void) { return Maxlocks; }
+int scopedsm_num_locks(void) { return lock_count(); }
 int scopedsm_num_condvars(void) { return Maxcondvs; }
 void* scopedsm_alloc(size_t size) { return allocate(c_call("scopedsm_alloc"), size, nullptr); }
 void* scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank) {

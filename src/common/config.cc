@@ -155,6 +155,9 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_TEST_HINTS", "0",
        "Test only: a seed; every synchronization call first issues random prefetch and release hints over the "
        "allocated pages (hints must never change results). 0 = none."},
+      {"SCOPEDSM_LOCKS", "1024",
+       "How many lock ids a job has: ids are 0 to this - 1 (1 to 2147483647; the default is JIAJIA's Maxlocks). "
+       "Only the locks a program uses take memory; an id past the limit ends the job with an error."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
@@ -174,6 +177,7 @@ const std::vector<ConfigVariable>& config_variables() {
 const std::vector<ConfigVariable>& tool_variables() {
   static const std::vector<ConfigVariable> vars = {
       {"SCOPEDSM_MPIEXEC", "(the build's)", "The MPI launcher `scopedsm run` and `scopedsm bench` start jobs with."},
+      {"SCOPEDSM_IP", "ip", "The ip command (iproute2) `scopedsm run --hosts` and `scopedsm cleanup` use."},
       {"SCOPEDSM_CC", "(the build's)", "The C compiler scopedsm-cc calls."},
       {"SCOPEDSM_CXX", "(the build's)", "The C++ compiler scopedsm-c++ calls."},
       {"SCOPEDSM_FC", "(the build's)", "The Fortran compiler (gfortran) scopedsm-fc calls."},
@@ -323,6 +327,12 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
       return bad("SCOPEDSM_FETCH_PAGES", *v, "a page count from 1 to 64");
     c.fetch_pages = static_cast<uint32_t>(n);
   }
+  if (auto v = lookup("SCOPEDSM_LOCKS")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n < 1 || n > static_cast<uint64_t>(kMaxLockIds))
+      return bad("SCOPEDSM_LOCKS", *v, "a lock count from 1 to 2147483647");
+    c.locks = static_cast<int>(n);
+  }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n > 1000000)
@@ -424,6 +434,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"home_backing", c.home_backing_dir.empty() ? "memory" : "file:" + c.home_backing_dir});
   out.push_back({"home_memory", c.home_memory == 0 ? "0" : size_text(c.home_memory)});
   out.push_back({"release_policy", c.release_policy == ReleasePolicy::kBuffered ? "buffered" : "aggressive"});
+  out.push_back({"locks", std::to_string(c.locks)});
   if (c.test_faults != 0) {
     std::string names;
     for (const TestFaultName& f : kTestFaultNames) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/limits.h"
 #include "common/status.h"
 
 namespace scopedsm {
@@ -80,6 +81,7 @@ struct Config {
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
+  int locks = kMaxLocks;               // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
   std::string home_backing_dir;        // SCOPEDSM_HOME_BACKING=file:DIR; empty = memory (a memfd)

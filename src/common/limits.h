@@ -11,7 +11,15 @@
 
 namespace scopedsm {
 
-inline constexpr int kMaxLocks = 1024;    // lock ids are 0 .. kMaxLocks - 1
+// The default number of lock ids (0 .. kMaxLocks - 1): JIAJIA's Maxlocks.
+// SCOPEDSM_LOCKS raises it up to kMaxLockIds; locks are kept in hash maps
+// by id (the client's versions, the managers' states), so only the locks a
+// program uses take memory, whatever the limit. The limit stays as a check:
+// an id past it is almost always a bug (an uninitialised variable, or an id
+// passed by reference from Fortran), and would otherwise silently name a
+// lock of its own, breaking mutual exclusion without a word.
+inline constexpr int kMaxLocks = 1024;
+inline constexpr int kMaxLockIds = 2147483647;  // SCOPEDSM_LOCKS at most (ids are ints)
 inline constexpr int kMaxCondvars = 64;   // condition-variable ids are 0 .. kMaxCondvars - 1
 // The most pages one fetch brings (SCOPEDSM_FETCH_PAGES, the GETP run field).
 inline constexpr uint32_t kMaxFetchPages = 64;

@@ -24,9 +24,9 @@ std::string by_value_hint(ApiCall call) {
 
 }  // namespace
 
-std::string lock_id_error(ApiCall call, int lock) {
-  return format("%s(%d): lock id out of range; valid ids are 0 to %d (%s - 1)", call.name, lock, kMaxLocks - 1,
-                call.surface->lock_limit) +
+std::string lock_id_error(ApiCall call, int lock, int locks) {
+  return format("%s(%d): lock id out of range; valid ids are 0 to %d (%s - 1)", call.name, lock, locks - 1,
+                locks == kMaxLocks ? call.surface->lock_limit : "SCOPEDSM_LOCKS") +
          by_value_hint(call);
 }
 

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "common/limits.h"
+
 namespace scopedsm {
 
 struct Surface {
@@ -155,7 +157,7 @@ inline constexpr ApiCall fortran_call(const char* name) { return ApiCall{&kFortr
 // sequential library (libscopedsm_seq), so that they say the same thing in
 // the same words. Each begins with the call's name. (surface.cc, in the
 // scopedsm_plan library both link.)
-std::string lock_id_error(ApiCall call, int lock);  // "scopedsm_lock(1024): lock id out of range; ..."
+std::string lock_id_error(ApiCall call, int lock, int locks = kMaxLocks);  // "scopedsm_lock(1024): lock id out of range; ..."
 std::string cv_id_error(ApiCall call, int cv);
 std::string before_init_error(ApiCall call);        // "jia_lock: called before jia_init; ..."
 std::string after_finalize_error(ApiCall call);

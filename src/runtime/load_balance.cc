@@ -26,8 +26,10 @@ void divide_range(int begin, int end, const std::vector<uint64_t>& shares, int r
   *first = begin;
   *last = end;
   if (end < begin) return;
-  // n < 2^32 and the shares' sums stay below 2^31 (at most 1024 processes,
-  // each share near kShareUnits at most), so n * sum < 2^63.
+  // n < 2^32, and the shares sum to at most kShareUnits + N (they are
+  // scaled to kShareUnits in total, each rounded and at least 1), below
+  // 2^31 for any process count MPI can have (an int, less 2^20), so
+  // n * sum < 2^63.
   const int64_t n = static_cast<int64_t>(end) - begin + 1;
   int64_t total = 0, before = 0;
   for (size_t i = 0; i < shares.size(); ++i) {

@@ -31,9 +31,10 @@ struct SyncParts {
   // The process's surface: the rendezvous manager names the calls of other
   // processes in its words (an SPMD program makes the same calls everywhere).
   const Surface* surface = &kCSurface;
+  int locks = kMaxLocks;  // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)
 
   // What a well-formed message may name, right now.
-  Limits limits() const { return Limits{pages->allocated(), size}; }
+  Limits limits() const { return Limits{pages->allocated(), size, locks}; }
   bool test_fault(TestFault f) const { return (test_faults & static_cast<uint32_t>(f)) != 0; }
 };
 

@@ -48,7 +48,6 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
       c_(coherence),
       stack_(stack),
       stats_(stats),
-      seen_(kMaxLocks, 0),
       inbox_(parts),
       barrier_(parts, &inbox_),
       own_locks_(here.locks),
@@ -56,8 +55,8 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
       serve_mutex_(here.mutex) {}
 
 void SyncClient::check_lock_id(ApiCall call, int lock) const {
-  if (lock < 0 || lock >= kMaxLocks)
-    fatal("%s", lock_id_error(call, lock).c_str());
+  if (lock < 0 || lock >= p_.locks)
+    fatal("%s", lock_id_error(call, lock, p_.locks).c_str());
 }
 
 void SyncClient::check_cv_id(ApiCall call, int cv) const {
@@ -74,7 +73,7 @@ void SyncClient::lock(ApiCall call, int lock) {
   c_->close_interval();
   const int home = LockManager::home_of(lock, p_.size);
   Transport& t = *p_.transport;
-  AcquireMsg req{static_cast<uint32_t>(lock), c_->epoch(), seen_[static_cast<size_t>(lock)]};
+  AcquireMsg req{static_cast<uint32_t>(lock), c_->epoch(), seen_[lock]};
   AcquireGrantMsg grant;
   bool granted = false;
   if (home == p_.rank) {
@@ -92,7 +91,7 @@ void SyncClient::lock(ApiCall call, int lock) {
     grant = await_decoded<AcquireGrantMsg>(p_, -1, what, true);
   }
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
-  seen_[static_cast<size_t>(lock)] = grant.version;
+  seen_[lock] = grant.version;
   c_->invalidate(grant.notices);
   stack_->push(lock);
 }
@@ -129,7 +128,7 @@ void SyncClient::unlock(ApiCall call, int lock) {
   // release through the home does not need.
   HandoffMsg handoff;
   inbox_.drain();
-  if (inbox_.take_handoff(static_cast<uint32_t>(lock), seen_[static_cast<size_t>(lock)], &handoff) &&
+  if (inbox_.take_handoff(static_cast<uint32_t>(lock), seen_[lock], &handoff) &&
       t.acks().owed(home) == 0) {
     AcquireGrantMsg grant{static_cast<uint32_t>(lock), handoff.version + 1, std::move(handoff.notices)};
     // The grant carries what the home would have: the log newer than the

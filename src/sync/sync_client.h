@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/surface.h"
@@ -55,7 +56,10 @@ class SyncClient {
 
   // The lock's version (incarnation) in our latest grant of it: critical
   // sections of one lock are totally ordered by it. For tests.
-  uint64_t granted_version(int lock) const { return seen_[static_cast<size_t>(lock)]; }
+  uint64_t granted_version(int lock) const {
+    auto it = seen_.find(lock);
+    return it == seen_.end() ? 0 : it->second;
+  }
 
  private:
   void check_lock_id(ApiCall call, int lock) const;
@@ -69,7 +73,8 @@ class SyncClient {
   Coherence* const c_;
   LockStack* const stack_;
   AppCounters* const stats_;
-  std::vector<uint64_t> seen_;  // per lock: the lock version at our last grant
+  // Per lock used: the lock version at our last grant (0 before the first).
+  std::unordered_map<int, uint64_t> seen_;
   PeerInbox inbox_;
   Barrier barrier_;
   LockManager* const own_locks_;

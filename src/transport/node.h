@@ -1,7 +1,10 @@
 // Which processes share a node, and how they share memory.
 //
 // Processes of one node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED) can
-// map each other's memory. With SCOPEDSM_NODE_SHARING=off every process is
+// map each other's memory. The MPI library decides who shares a node: Open
+// MPI by its daemons, one per host of the job, so the network-namespace
+// hosts of `scopedsm run --hosts` (each with its own daemon and hostname)
+// are nodes of their own, as the hosts.mpi.2x2 test checks. With SCOPEDSM_NODE_SHARING=off every process is
 // a node of its own, so the cross-node paths can be exercised and measured
 // on one machine.
 //

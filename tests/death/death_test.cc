@@ -305,6 +305,9 @@ INSTANTIATE_TEST_SUITE_P(
                      "1023 \\(scopedsm_num_locks\\(\\) - 1\\)", {}}},
         Worded{"cxx", {"lock_out_of_range", 2, "scopedsm::LockGuard\\(1024\\): lock id out of range; valid ids are "
                        "0 to 1023 \\(scopedsm::num_locks\\(\\) - 1\\)", {}}},
+        // ... with more lock ids (SCOPEDSM_LOCKS): the limit is the variable's.
+        Worded{"c", {"lock_past_scopedsm_locks", 2, "scopedsm_lock\\(5000\\): lock id out of range; valid ids are 0 to "
+                     "4999 \\(SCOPEDSM_LOCKS - 1\\)", {"SCOPEDSM_LOCKS=5000"}}},
         // A condition variable out of range (no C++ form: the C call is named).
         Worded{"jia", {"cv_out_of_range", 1, "jia_setcv\\(64\\): condition variable out of range; valid ids are 0 "
                        "to 63 \\(Maxcondvs - 1\\)", {}}},

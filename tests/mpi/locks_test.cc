@@ -7,6 +7,7 @@
 
 #include "api/test_hooks.h"
 #include "jia.h"
+#include "scopedsm.h"
 #include "support/test_util.h"
 
 using namespace scopedsm_test;
@@ -251,6 +252,25 @@ TEST(Locks, ManyLocksHomedEverywhere) {
     }
   jia_barrier();
   for (int l = 0; l < 64; ++l) EXPECT_EQ(counters[l], 3 * nprocs());
+  jia_barrier();
+}
+
+// The highest lock ids there are, scopedsm_num_locks() - 1 down, homed
+// everywhere: 1023 and below by default, up to 2^31 - 2 under
+// mpi.many_locks (SCOPEDSM_LOCKS=2147483647). Locks are kept by id, not
+// in a table of the limit's size.
+TEST(Locks, TheHighestIdsWork) {
+  const int top = scopedsm_num_locks() - 1;
+  const int n = 2 * nprocs() + 1;
+  auto* counters = static_cast<int*>(scopedsm_alloc(static_cast<size_t>(n) * sizeof(int)));
+  for (int k = 0; k < 3; ++k)
+    for (int i = 0; i < n; ++i) {
+      jia_lock(top - i);
+      counters[i] += 1;
+      jia_unlock(top - i);
+    }
+  jia_barrier();
+  for (int i = 0; i < n; ++i) EXPECT_EQ(counters[i], 3 * nprocs()) << "lock " << top - i;
   jia_barrier();
 }
 

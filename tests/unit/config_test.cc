@@ -95,7 +95,9 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_HOME_BACKING", "file:relative/dir"},
                                          BadValue{"SCOPEDSM_HOME_MEMORY", "lots"},
                                          BadValue{"SCOPEDSM_RELEASE_POLICY", "eager"},
-                                         BadValue{"SCOPEDSM_TEST_HINTS", "-1"}));
+                                         BadValue{"SCOPEDSM_TEST_HINTS", "-1"},
+                                         BadValue{"SCOPEDSM_LOCKS", "0"}, BadValue{"SCOPEDSM_LOCKS", "2147483648"},
+                                         BadValue{"SCOPEDSM_LOCKS", "many"}));
 
 // Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
 // of yes and no are errors naming the variable and the accepted values.
@@ -277,6 +279,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_HOME_MIGRATION", "on"},
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
+                                {"SCOPEDSM_LOCKS", "2147483647"},
                                 {"SCOPEDSM_SUMMARY", "off"},
                                 {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
                                 {"SCOPEDSM_TEST_DELAY_US", "7"},
@@ -302,7 +305,9 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
   EXPECT_EQ(vars["SCOPEDSM_HOME_BACKING"], "file:/var/tmp");
   EXPECT_EQ(vars["SCOPEDSM_HOME_MEMORY"], "256M");
-  EXPECT_EQ(vars.size(), 21u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_LOCKS"], "2147483647");
+  EXPECT_EQ(back.locks, 2147483647);
+  EXPECT_EQ(vars.size(), 22u);  // all of them were set
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 """`scopedsm cleanup DIR...`: removes backing files left by dead processes.
+(`scopedsm cleanup` with no directory removes what a killed `scopedsm run
+--hosts` left behind: hosts.cleanup_main.)
 
 With SCOPEDSM_HOME_BACKING=file:DIR each process's file is created with
 O_TMPFILE and never has a name. Where the file system has no O_TMPFILE it
@@ -12,7 +14,7 @@ import sys
 
 NAME = re.compile(r"^scopedsm-home-(\d+)-[A-Za-z0-9]{6}$")
 
-USAGE = "usage: scopedsm cleanup DIR [DIR...]"
+USAGE = "usage: scopedsm cleanup DIR [DIR...]   (no DIR: the leftovers of `scopedsm run --hosts`)"
 
 
 def alive(pid):
@@ -37,10 +39,13 @@ def leftovers(directory):
 
 def main(argv, config=None):
     del config
-    if not argv or argv[0] in ("-h", "--help"):
+    if not argv:
+        from . import hosts
+        return hosts.cleanup_main([])
+    if argv[0] in ("-h", "--help"):
         print(USAGE)
         print(__doc__.strip().split("\n\n", 1)[1])
-        return 0 if argv else 2
+        return 0
     status = 0
     for directory in argv:
         if not os.path.isdir(directory):

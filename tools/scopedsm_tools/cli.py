@@ -7,10 +7,12 @@ USAGE = """usage: scopedsm <command> [arguments]
 
 commands:
   run -n N program [args...]   run a ScopeDSM program on N local processes
+                               (--hosts H: on H network-namespace hosts)
+  cleanup                      remove what a killed `run --hosts` left behind
+  cleanup DIR...               remove backing files (SCOPEDSM_HOME_BACKING) of dead processes
   info                         show the build, MPI library and configuration
   bench [--quick] [options]    run the applications and write one JSON file
   report FILE.json [-o DIR]    Markdown tables and PNG plots from bench results
-  cleanup DIR...               remove backing files (SCOPEDSM_HOME_BACKING) of dead processes
   version                      print the ScopeDSM version
 
 'scopedsm <command> --help' explains a command. Compile programs with
@@ -46,6 +48,6 @@ def main(argv, build_json):
     if command in ("version", "--version"):
         print(config.get("version"))
         return 0
-    print(f"scopedsm: unknown command '{command}'; the commands are run, info, bench, report, cleanup, version "
+    print(f"scopedsm: unknown command '{command}'; the commands are run, cleanup, info, bench, report, version "
           "(scopedsm --help)", file=sys.stderr)
     return 2

@@ -9,8 +9,9 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 
-from . import abort_noise, launch
+from . import abort_noise, hosts, launch
 
 USAGE = """usage: scopedsm run -n N [options] program [args...]
 
@@ -36,10 +37,21 @@ options:
                       MPI library's account of the abort (Open MPI's
                       MPI_ABORT banner, MPICH's BAD TERMINATION box) is left
                       out, so that ScopeDSM's line is the last one printed
+  --hosts H           spread the processes over H "hosts" of this machine:
+                      network namespaces joined by a bridge, with their own
+                      hostnames; processes of different hosts share no
+                      memory and talk TCP over veth pairs, and ScopeDSM sees
+                      each host as a node (Open MPI or MPICH's Hydra; needs
+                      root and iproute2; removed at exit; `scopedsm cleanup`
+                      removes what a launcher killed by SIGKILL left)
+  --per-host P        processes per host with --hosts (default: N / H,
+                      rounded up; -n defaults to H * P); ranks fill the
+                      hosts in order
   --dry-run           print the launch command instead of running it
   -h, --help          this text
 
-environment: SCOPEDSM_MPIEXEC=path overrides the MPI launcher.
+environment: SCOPEDSM_MPIEXEC=path overrides the MPI launcher; SCOPEDSM_IP=path
+the ip command --hosts uses.
 """
 
 
@@ -50,7 +62,7 @@ class UsageError(Exception):
 def parse_args(argv):
     """Options up to the program name; everything after belongs to the program."""
     opts = {"nprocs": None, "env": {}, "launcher_args": [], "dry_run": False, "help": False,
-            "raw_errors": False, "program": None, "args": []}
+            "raw_errors": False, "program": None, "args": [], "hosts": None, "per_host": None}
 
     def value(i, name):
         if i + 1 >= len(argv):
@@ -80,6 +92,14 @@ def parse_args(argv):
                 opts["nprocs"] = int(text)
             except ValueError:
                 raise UsageError(f"the process count must be a whole number, not '{text}'") from None
+            i += step
+            continue
+        if name in ("--hosts", "--per-host"):
+            text, step = (inline, 1) if eq else (value(i, name), 2)
+            try:
+                opts[name[2:].replace("-", "_")] = int(text)
+            except ValueError:
+                raise UsageError(f"{name} takes a whole number, not '{text}'") from None
             i += step
             continue
         takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg"}
@@ -139,12 +159,36 @@ def check_configuration(config, env):
     return None
 
 
+def host_layout(opts):
+    """(processes, per host) for --hosts, or UsageError."""
+    count, per_host, nprocs = opts["hosts"], opts["per_host"], opts["nprocs"]
+    if count < 1:
+        raise UsageError(f"--hosts takes a host count of at least 1, not {count}")
+    if per_host is not None and per_host < 1:
+        raise UsageError(f"--per-host takes at least 1 process, not {per_host}")
+    if nprocs is None:
+        if per_host is None:
+            raise UsageError("missing -n N or --per-host P (the number of processes)")
+        nprocs = count * per_host
+    if per_host is None:
+        per_host = -(-nprocs // count)
+    if nprocs > count * per_host:
+        raise UsageError(f"{nprocs} processes do not fit {count} hosts of {per_host}")
+    if nprocs < 1 + (count - 1) * per_host:
+        raise UsageError(f"{nprocs} processes leave a host of the {count} empty at {per_host} per host")
+    return nprocs, per_host
+
+
 def main(argv, config):
     try:
         opts = parse_args(argv)
         if opts["help"]:
             print(USAGE, end="")
             return 0
+        if opts["hosts"] is not None:
+            opts["nprocs"], opts["per_host"] = host_layout(opts)
+        elif opts["per_host"] is not None:
+            raise UsageError("--per-host needs --hosts")
         if opts["nprocs"] is None:
             raise UsageError("missing -n N (the number of processes)")
         if opts["nprocs"] < 1:
@@ -165,11 +209,18 @@ def main(argv, config):
     env = dict(os.environ)
     env.update(opts["env"])
     vendor = launch.detect_vendor(launcher, config.get("mpiexec"), config.get("mpi_vendor"))
-    cmd = launch.launch_command(vendor, launcher, opts["nprocs"], program, opts["args"],
-                                env_names=launch.scopedsm_env_names(env),
-                                extra_launcher_args=opts["launcher_args"])
+
+    def command(extra):
+        return launch.launch_command(vendor, launcher, opts["nprocs"], program, opts["args"],
+                                     env_names=launch.scopedsm_env_names(env),
+                                     extra_launcher_args=extra + opts["launcher_args"])
+
     if opts["dry_run"]:
-        print(" ".join(shlex.quote(c) for c in cmd))
+        extra = []
+        if opts["hosts"] is not None:
+            extra = (["--hostfile", "HOSTFILE", "--mca", "plm_rsh_agent", "AGENT", "..."] if vendor == launch.OPENMPI
+                     else ["-f", "HOSTFILE", "-launcher", "ssh", "-launcher-exec", "AGENT", "-iface", "BRIDGE"])
+        print(" ".join(shlex.quote(c) for c in command(extra)))
         return 0
     problem = check_configuration(config, env)
     if problem:
@@ -178,26 +229,80 @@ def main(argv, config):
         return 2
     sys.stdout.flush()
     sys.stderr.flush()
+    if opts["hosts"] is not None:
+        return run_on_hosts(opts, command, env, vendor)
     try:
         if opts["raw_errors"]:
-            os.execve(launcher, cmd, env)
-        return run_filtered(cmd, env, sys.stderr.buffer)
+            os.execve(launcher, command([]), env)
+        return run_filtered(command([]), env, sys.stderr.buffer)
     except OSError as e:
         print(f"scopedsm run: cannot start the launcher {launcher}: {e.strerror}", file=sys.stderr)
         return 127
 
 
-def run_filtered(cmd, env, err):
+def _raise_exit(sig, _frame):
+    raise SystemExit(128 + sig)
+
+
+def run_on_hosts(opts, command, env, vendor):
+    """Sets up the hosts, runs the job on them and removes them, whatever happens."""
+    # An end asked of us while the hosts are being made still removes them.
+    previous = {sig: signal.signal(sig, _raise_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        with hosts.Hosts(opts["hosts"]) as h:
+            cmd = command(h.launcher_args(vendor, opts["per_host"]))
+            try:
+                status = run_filtered(cmd, h.environment(env), sys.stderr.buffer, own_group=True,
+                                      filter_noise=not opts["raw_errors"])
+            except OSError as e:
+                print(f"scopedsm run: cannot start the launcher {cmd[0]}: {e.strerror}", file=sys.stderr)
+                return 127
+        print(f"scopedsm run: {h.count} hosts ({hosts.namespace(h.pid, 0)}..h{h.count - 1}, subnet {h.subnet}): "
+              f"{h.link_bytes} bytes left the hosts over their links; namespaces removed", file=sys.stderr)
+        return status
+    except hosts.HostsError as e:
+        print(f"scopedsm run: {e}; run without --hosts", file=sys.stderr)
+        return 2
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _die_with_parent():
+    """In the launcher's child: end with SIGTERM when the launcher dies
+    (even by SIGKILL), so that the job does not outlive it."""
+    import ctypes
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def run_filtered(cmd, env, err, own_group=False, filter_noise=True):
     """Runs the launcher with its standard input and output ours and its error
     output through AbortNoise onto `err` (a binary stream); returns the job's
-    exit status."""
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
+    exit status.
+
+    With own_group the launcher runs in a process group of its own, every
+    end asked of us (SIGINT included) is passed on to it, its group is
+    killed if it has not ended END_GRACE_S seconds later (MPICH's Hydra may
+    not end on SIGTERM), and it is ended when we die."""
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, start_new_session=own_group,
+                            preexec_fn=_die_with_parent if own_group else None)
     # Ctrl-C reaches the launcher by itself (the terminal signals the whole
     # foreground group), and the launcher ends the job: we keep reading
     # until it has. Other ends asked of us are passed on to it.
-    previous = {sig: signal.signal(sig, lambda sig, _frame: proc.send_signal(sig))
-                for sig in (signal.SIGTERM, signal.SIGHUP)}
-    previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    forwarded = (signal.SIGTERM, signal.SIGHUP) + ((signal.SIGINT,) if own_group else ())
+    timers = []
+
+    def pass_on(sig, _frame):
+        proc.send_signal(sig)
+        if own_group and not timers:
+            timers.append(threading.Timer(END_GRACE_S, _kill_group, (proc,)))
+            timers[0].daemon = True
+            timers[0].start()
+
+    previous = {sig: signal.signal(sig, pass_on) for sig in forwarded}
+    if not own_group:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
     noise = abort_noise.AbortNoise()
 
     def show(lines):
@@ -207,11 +312,25 @@ def run_filtered(cmd, env, err):
 
     try:
         for raw in proc.stderr:
-            show(noise.feed(raw.decode("utf-8", "surrogateescape")))
+            line = raw.decode("utf-8", "surrogateescape")
+            show(noise.feed(line) if filter_noise else [line])
         proc.wait()
-        show(noise.finish())
+        show(noise.finish() if filter_noise else [])
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        for timer in timers:
+            timer.cancel()
         proc.stderr.close()
     return launch.exit_status(proc.returncode)
+
+
+END_GRACE_S = 10
+
+
+def _kill_group(proc):
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass

@@ -78,6 +78,31 @@ class RunArgsTest(unittest.TestCase):
         with self.assertRaisesRegex(run_cmd.UsageError, "needs a value"):
             run_cmd.parse_args(["-n"])
 
+    def test_hosts_layout(self):
+        def layout(argv):
+            return run_cmd.host_layout(run_cmd.parse_args(argv + ["p"]))
+        self.assertEqual(layout(["--hosts", "2", "-n", "4"]), (4, 2))
+        self.assertEqual(layout(["--hosts=3", "-n", "5"]), (5, 2))
+        self.assertEqual(layout(["--hosts", "2", "--per-host", "3"]), (6, 3))
+        self.assertEqual(layout(["--hosts", "2", "--per-host=3", "-n", "4"]), (4, 3))
+        with self.assertRaisesRegex(run_cmd.UsageError, "do not fit 2 hosts of 1"):
+            layout(["--hosts", "2", "--per-host", "1", "-n", "3"])
+        with self.assertRaisesRegex(run_cmd.UsageError, "leave a host of the 3 empty"):
+            layout(["--hosts", "3", "--per-host", "2", "-n", "4"])
+        with self.assertRaisesRegex(run_cmd.UsageError, "at least 1"):
+            layout(["--hosts", "0", "-n", "4"])
+        with self.assertRaisesRegex(run_cmd.UsageError, "missing -n N or --per-host"):
+            layout(["--hosts", "2"])
+        with self.assertRaisesRegex(run_cmd.UsageError, "whole number"):
+            run_cmd.parse_args(["--hosts", "two", "p"])
+
+    def test_host_names(self):
+        from scopedsm_tools import hosts
+        self.assertEqual(hosts.namespace(4242, 1), "scopedsm-4242-h1")
+        self.assertEqual(hosts.bridge(4194304), "sdsm2hwcgb")  # the largest pid: 15 characters at most
+        self.assertLessEqual(len(hosts.veth(4194304, hosts.MAX_HOSTS - 1)), 15)
+        self.assertEqual(int(hosts.bridge(4242)[4:-1], 36), 4242)
+
 
 if __name__ == "__main__":
     unittest.main()
