@@ -28,5 +28,9 @@ void cv_wait(ApiCall call, int cv);
 void* alloc_default(ApiCall call, const std::string& text, std::size_t size);
 void* alloc_cyclic(ApiCall call, const std::string& text, std::size_t size, std::size_t block, int start_rank);
 void* alloc_first_touch(ApiCall call, const std::string& text, std::size_t size);
+// DOALL loops (runtime/loop.h): [begin, end), half-open.
+void loop_init(ApiCall call, long long begin, long long end, const char* schedule, const void* data,
+               std::size_t stride);
+bool loop_next(ApiCall call, long long* begin, long long* end);
 
 }  // namespace scopedsm::api

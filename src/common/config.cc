@@ -32,7 +32,8 @@ Status parse_uint(const std::string& text, uint64_t* out) {
 Status parse_test_faults(const std::string& v, uint32_t* out) {
   const char* accepted =
       "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge, "
-      "skip-seen-mark, rma-ignore-untrapped, slow-untrap and skip-barrier-round, or none";
+      "skip-seen-mark, rma-ignore-untrapped, slow-untrap, skip-barrier-round, stale-home-offer, keep-lost-home, "
+      "slow-barrier-finish and no-steal, or none";
   *out = 0;
   if (v == "none") return Status::Ok();
   size_t start = 0;
@@ -139,12 +140,18 @@ const std::vector<ConfigVariable>& config_variables() {
        "Most pages one fault fetches: a fault right after the previous page's copy fetches the run of invalid "
        "pages after it that share its home, up to this many (1 to 64; 1 fetches single pages). The run grows while "
        "its pages are used and shrinks when they are not."},
+      {"SCOPEDSM_SCHEDULE", "static",
+       "The schedule of DOALL loops (scopedsm_loop_init, scopedsm::parallel_for, jia_settask) that pass none, in "
+       "OMP_SCHEDULE's form: a scheme, then its parameters after commas: static, ss, bss[,K], gss, fs, "
+       "tss[,first[,last]], afs[,k], sss[,alpha], aafs[,k], abs[,gss[,k]] or abs,bss[,K]. docs/SCHEDULING.md "
+       "describes each."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
-       "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round; "
+       "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
+       "stale-home-offer, keep-lost-home, no-steal (loops never steal); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -306,6 +313,9 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
       return bad("SCOPEDSM_FETCH_PAGES", *v, "a page count from 1 to 64");
     c.fetch_pages = static_cast<uint32_t>(n);
   }
+  if (auto v = lookup("SCOPEDSM_SCHEDULE")) {
+    if (!parse_schedule(*v, &c.schedule).ok()) return bad("SCOPEDSM_SCHEDULE", *v, schedule_grammar());
+  }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n > 1000000)
@@ -384,6 +394,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
   out.push_back({"fetch", fetch_mode_name(c.fetch)});
   out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});
+  out.push_back({"schedule", schedule_text(c.schedule)});
   if (c.test_faults != 0) {
     std::string names;
     for (const TestFaultName& f : kTestFaultNames) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/schedule_spec.h"
 #include "common/status.h"
 
 namespace scopedsm {
@@ -37,6 +38,7 @@ enum class TestFault : uint32_t {
   kStaleHomeOffer = 1u << 9,    // a barrier writer offers to become the home even of pages whose copy it lost: stale homes
   kKeepLostHome = 1u << 10,     // a home whose page migrated keeps using its own memory as the page: lost writes
   kSlowBarrierFinish = 1u << 11,  // not a breakage: a process a barrier moves homes to finishes it 50 ms late (requests for them wait)
+  kNoSteal = 1u << 12,            // loop scheduling never steals (AFS, AAFS, ABS): iterations of others' queues left undone
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -56,6 +58,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kStaleHomeOffer, "stale-home-offer"},
     {TestFault::kKeepLostHome, "keep-lost-home"},
     {TestFault::kSlowBarrierFinish, "slow-barrier-finish"},
+    {TestFault::kNoSteal, "no-steal"},
 };
 
 struct Config {
@@ -74,6 +77,7 @@ struct Config {
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
+  Schedule schedule;                   // DOALL loops' default schedule (SCOPEDSM_SCHEDULE)
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
   bool strict = false;                 // an unknown SCOPEDSM_* variable is an error, not a warning

@@ -48,7 +48,7 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
       c_(coherence),
       stack_(stack),
       stats_(stats),
-      seen_(kMaxLocks, 0),
+      seen_(kMaxLocks + kReservedLocks, 0),
       inbox_(parts),
       barrier_(parts, &inbox_),
       own_locks_(here.locks),
@@ -67,6 +67,25 @@ void SyncClient::check_cv_id(ApiCall call, int cv) const {
 
 void SyncClient::lock(ApiCall call, int lock) {
   check_lock_id(call, lock);
+  acquire(call, lock);
+}
+
+void SyncClient::unlock(ApiCall call, int lock) {
+  check_lock_id(call, lock);
+  release(call, lock);
+}
+
+void SyncClient::lock_reserved(ApiCall call, int index) {
+  if (index < 0 || index >= kReservedLocks) fatal("%s: reserved lock %d out of range", call.name, index);
+  acquire(call, kMaxLocks + index);
+}
+
+void SyncClient::unlock_reserved(ApiCall call, int index) {
+  if (index < 0 || index >= kReservedLocks) fatal("%s: reserved lock %d out of range", call.name, index);
+  release(call, kMaxLocks + index);
+}
+
+void SyncClient::acquire(ApiCall call, int lock) {
   if (stack_->holds(lock))
     fatal("%s(%d): this process already holds lock %d; a lock cannot be nested inside itself (%s)", call.name, lock,
           lock, stack_->describe().c_str());
@@ -98,8 +117,7 @@ void SyncClient::lock(ApiCall call, int lock) {
   stack_->push(lock);
 }
 
-void SyncClient::unlock(ApiCall call, int lock) {
-  check_lock_id(call, lock);
+void SyncClient::release(ApiCall call, int lock) {
   if (!stack_->holds(lock))
     fatal("%s(%d): this process does not hold lock %d (%s); unlock only locks you acquired", call.name, lock, lock,
           stack_->describe().c_str());

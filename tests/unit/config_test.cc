@@ -43,7 +43,8 @@ TEST(Config, ReadsEveryVariable) {
                                {"SCOPEDSM_SPIN_US", "0"},
                                {"SCOPEDSM_POLL_US", "10"},
                                {"SCOPEDSM_WRITE_DETECT", "all"},
-                               {"SCOPEDSM_NODE_SHARING", "off"}}),
+                               {"SCOPEDSM_NODE_SHARING", "off"},
+                               {"SCOPEDSM_SCHEDULE", "abs,bss,16"}}),
                           &c);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(c.region_size, 2ull << 30);
@@ -58,6 +59,9 @@ TEST(Config, ReadsEveryVariable) {
   EXPECT_EQ(c.poll_us, 10u);
   EXPECT_TRUE(c.write_detect_all);
   EXPECT_FALSE(c.node_sharing);
+  EXPECT_EQ(c.schedule.scheme, Scheme::kABS);
+  EXPECT_TRUE(c.schedule.local_bss);
+  EXPECT_EQ(c.schedule.chunk, 16);
 }
 
 struct BadValue {
@@ -89,7 +93,9 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,"},
-                                         BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"}));
+                                         BadValue{"SCOPEDSM_TEST_FAULT", "none,skip-diff"},
+                                         BadValue{"SCOPEDSM_SCHEDULE", "dynamic"}, BadValue{"SCOPEDSM_SCHEDULE", "bss,0"},
+                                         BadValue{"SCOPEDSM_SCHEDULE", "abs,tss"}));
 
 // Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
 // of yes and no are errors naming the variable and the accepted values.
@@ -273,7 +279,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
                                 {"SCOPEDSM_SUMMARY", "off"},
                                 {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
-                                {"SCOPEDSM_TEST_DELAY_US", "7"}}),
+                                {"SCOPEDSM_TEST_DELAY_US", "7"},
+                                {"SCOPEDSM_SCHEDULE", "sss,0.5"}}),
                            &c)
                   .ok());
   std::map<std::string, std::string> vars;
@@ -290,7 +297,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(config_settings(back), config_settings(c));
   EXPECT_EQ(vars["SCOPEDSM_FETCH"], "message");
   EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
-  EXPECT_EQ(vars.size(), 17u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_SCHEDULE"], "sss,0.5");
+  EXPECT_EQ(vars.size(), 18u);  // all of them were set
 }
 
 }  // namespace
