@@ -192,15 +192,19 @@ bool LoopScheduler::grab_distributed(ApiCall call, Chunk* out) {
     }
   };
   if (adaptive) read_all(false);
-  Segment* mine = own_queue(rank_);
-  lock(call, queue_lock(rank_));
-  if (mine->remaining() > 0) {
-    *out = take_front(mine, local_chunk(schedule_, n, size_, *mine, mean_taken));
-    mine->taken += out->size();
+  // Our queue only shrinks while we do not take from it: AAFS, having read
+  // it empty, goes straight to the steal (p + 1 synchronizations in all).
+  if (!adaptive || remaining[static_cast<size_t>(rank_)] > 0) {
+    Segment* mine = own_queue(rank_);
+    lock(call, queue_lock(rank_));
+    if (mine->remaining() > 0) {
+      *out = take_front(mine, local_chunk(schedule_, n, size_, *mine, mean_taken));
+      mine->taken += out->size();
+      unlock(call, queue_lock(rank_));
+      return true;
+    }
     unlock(call, queue_lock(rank_));
-    return true;
   }
-  unlock(call, queue_lock(rank_));
   if (no_steal()) return false;
   // Remote: the most loaded queue (AFS reads them now; AAFS has), then a
   // steal from it; if it emptied meanwhile, look again.
