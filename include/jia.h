@@ -173,6 +173,22 @@ void jia_config(int key, int value);
 void jia_divtask(int *begin, int *end);
 void jia_loadcheck(void);
 
+/* Loop scheduling (the dissertation's Fig 5.1; docs/SCHEDULING.md).
+ * jia_settask starts a loop over the inclusive range [begin, end]; it is
+ * collective (same arguments everywhere) and ends with a barrier. schedule
+ * is NULL for SCOPEDSM_SCHEDULE or a schedule text ("gss", "abs,bss,16";
+ * scopedsm.h, scopedsm_loop_init, lists them); data and stride, if data is
+ * not NULL, place iteration i's data at data + (i - begin) * stride, so that
+ * afs, aafs and abs start each process with the iterations homed at it.
+ * jia_gettask sets [*begin, *end] to this process's next chunk and returns
+ * 1, or returns 0 when no work is left (*end == *begin - 1):
+ *   jia_settask(0, n - 1, NULL, NULL, 0);
+ *   while (jia_gettask(&begin, &end))
+ *     for (i = begin; i <= end; i++) ...;
+ *   jia_barrier(); */
+void jia_settask(int begin, int end, const char *schedule, const void *data, unsigned long stride);
+int jia_gettask(int *begin, int *end);
+
 /* No-op hooks kept for source compatibility. */
 #define jia_wtnt(a, b)
 #define jia_wtntw(a)

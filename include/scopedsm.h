@@ -91,6 +91,33 @@ void scopedsm_cv_set(int cv);
 void scopedsm_cv_reset(int cv);
 void scopedsm_cv_wait(int cv);
 
+/* DOALL loops (docs/SCHEDULING.md). The processes share out the iterations
+ * [begin, end) in chunks, each asking for its next chunk until none is left:
+ *
+ *   scopedsm_loop_init(0, n, NULL, a, sizeof a[0]);
+ *   long long b, e;
+ *   while (scopedsm_loop_next(&b, &e))
+ *     for (long long i = b; i < e; i++) work(i);
+ *   scopedsm_barrier();
+ *
+ * scopedsm_loop_init is collective: every process passes the same arguments
+ * (a mismatch is reported), and it ends with a barrier. schedule is NULL
+ * for SCOPEDSM_SCHEDULE (default "static"), or a schedule in its form:
+ * static, ss, bss[,K], gss, fs, tss[,first[,last]], afs[,k], sss[,alpha],
+ * aafs[,k], abs[,gss[,k]] or abs,bss[,K]; a bad one is a fatal error.
+ * data, if not NULL, is where iteration begin's data is, and each later
+ * iteration's is stride bytes further: the affinity schemes (afs, aafs, abs)
+ * then start each process with the iterations whose data it homes (NULL and
+ * 0: even blocks in rank order). An empty range (end <= begin) is a loop
+ * with nothing to hand out.
+ * scopedsm_loop_next sets [*begin, *end) to this process's next chunk and
+ * returns 1, or returns 0 when no iteration is left (*begin == *end == end).
+ * Taking a chunk is a critical section of a lock of ScopeDSM's own (none
+ * for static): it does not order the loop body's writes for others; end the
+ * loop with a barrier before reading what other processes wrote. */
+void scopedsm_loop_init(long long begin, long long end, const char *schedule, const void *data, size_t stride);
+int scopedsm_loop_next(long long *begin, long long *end);
+
 /* Message passing between processes (bytes only, not a coherence point). */
 void scopedsm_send(const void *buf, size_t len, int to_rank, int tag);
 /* Returns the number of bytes received; from_rank and tag may be -1 (any). */

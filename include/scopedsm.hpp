@@ -40,6 +40,9 @@ void scopedsm_cxx_lock(int id);
 void scopedsm_cxx_unlock(int id);
 // `bytes` for `count` objects of the type named by the first `type_length`
 // characters of `type`; placement is a scopedsm_home_policy.
+void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule, const void* data,
+                            std::size_t stride);
+int scopedsm_cxx_loop_next(long long* begin, long long* end);
 void* scopedsm_cxx_alloc(std::size_t bytes, std::size_t count, const char* type, int type_length, int placement,
                          std::size_t block_bytes, int start_rank);
 }
@@ -191,6 +194,33 @@ T* alloc_array(std::size_t count, FirstTouch) {
 template <typename T>
 T* alloc_one() {
   return alloc_array<T>(1);
+}
+
+// A DOALL loop (scopedsm_loop_init in scopedsm.h, docs/SCHEDULING.md):
+// collective; calls body(b, e) for each chunk [b, e) this process takes,
+// until none is left. `schedule`: null for SCOPEDSM_SCHEDULE, or a schedule
+// text ("gss", "abs,bss,16"). `data`: iteration begin's data, for the
+// affinity schemes, with `stride` bytes per iteration.
+template <typename Body>
+void parallel_for_chunks(long long begin, long long end, Body&& body, const char* schedule = nullptr,
+                         const void* data = nullptr, std::size_t stride = 0) {
+  scopedsm_cxx_loop_init(begin, end, schedule, data, stride);
+  long long b = 0, e = 0;
+  while (scopedsm_cxx_loop_next(&b, &e)) body(b, e);
+}
+// The same, calling body(i) for each iteration i. With data of type T at
+// `data`, one element per iteration: parallel_for(0, n, body, "abs", a).
+template <typename Body>
+void parallel_for(long long begin, long long end, Body&& body, const char* schedule = nullptr) {
+  parallel_for_chunks(begin, end, [&body](long long b, long long e) {
+    for (long long i = b; i < e; ++i) body(i);
+  }, schedule);
+}
+template <typename Body, typename T>
+void parallel_for(long long begin, long long end, Body&& body, const char* schedule, const T* data) {
+  parallel_for_chunks(begin, end, [&body](long long b, long long e) {
+    for (long long i = b; i < e; ++i) body(i);
+  }, schedule, data, sizeof(T));
 }
 
 // Holds lock `id` for its lifetime.

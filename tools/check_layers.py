@@ -12,6 +12,7 @@ LAYERS = {
     "common": 0,
     "transport": 1,
     "memory": 1,
+    "sched": 1,
     "stats": 2,
     "protocol": 3,
     "sync": 4,

@@ -90,6 +90,20 @@ void* alloc_first_touch(ApiCall call, const std::string& text, size_t size) {
   return rt.allocate(call, text, size, p);
 }
 
+void loop_init(ApiCall call, long long begin, long long end, const char* schedule, const void* data, size_t stride) {
+  Runtime::require_running(call).loops().start(call, begin, end, schedule, data, stride);
+}
+
+bool loop_next(ApiCall call, long long* begin, long long* end) {
+  Runtime& rt = Runtime::require_running(call);
+  if (begin == nullptr || end == nullptr) scopedsm::fatal("%s: begin and end must not be null", call.name);
+  scopedsm::Chunk c;
+  const bool got = rt.loops().next(call, &c);
+  *begin = c.begin;
+  *end = c.end;
+  return got;
+}
+
 }  // namespace scopedsm::api
 
 extern "C" {
@@ -157,6 +171,14 @@ void scopedsm_stats_stop(void) {
   auto& s = Runtime::require_running(c_call("scopedsm_stats_stop")).state();
   s.stats.stop(s.transport.sent(), s.transport.received());
 }
+void scopedsm_loop_init(long long begin, long long end, const char* schedule, const void* data, size_t stride) {
+  scopedsm::api::loop_init(c_call("scopedsm_loop_init"), begin, end, schedule, data, stride);
+}
+
+int scopedsm_loop_next(long long* begin, long long* end) {
+  return scopedsm::api::loop_next(c_call("scopedsm_loop_next"), begin, end) ? 1 : 0;
+}
+
 size_t scopedsm_stats_json(char* buf, size_t len) {
   auto& s = Runtime::require_running(c_call("scopedsm_stats_json")).state();
   std::string j = scopedsm::record_json(s.stats.snapshot(s.rank, s.transport.sent(), s.transport.received()));

@@ -24,6 +24,13 @@ void scopedsm_cxx_wait(void) { api::wait(cxx_call("scopedsm::wait")); }
 void scopedsm_cxx_lock(int id) { api::lock(cxx_call("scopedsm::LockGuard"), id); }
 void scopedsm_cxx_unlock(int id) { api::unlock(cxx_call("scopedsm::LockGuard::~LockGuard"), id); }
 
+void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule, const void* data, size_t stride) {
+  api::loop_init(cxx_call("scopedsm::parallel_for"), begin, end, schedule, data, stride);
+}
+int scopedsm_cxx_loop_next(long long* begin, long long* end) {
+  return api::loop_next(cxx_call("scopedsm::parallel_for"), begin, end) ? 1 : 0;
+}
+
 void* scopedsm_cxx_alloc(size_t bytes, size_t count, const char* type, int type_length, int placement,
                          size_t block_bytes, int start_rank) {
   const scopedsm::ApiCall call = cxx_call("scopedsm::alloc_array");

@@ -32,5 +32,9 @@ void release(const void* addr, std::size_t len, int priority, std::uint64_t tag)
 void* alloc_default(ApiCall call, const std::string& text, std::size_t size);
 void* alloc_cyclic(ApiCall call, const std::string& text, std::size_t size, std::size_t block, int start_rank);
 void* alloc_first_touch(ApiCall call, const std::string& text, std::size_t size);
+// DOALL loops (runtime/loop.h): [begin, end), half-open.
+void loop_init(ApiCall call, long long begin, long long end, const char* schedule, const void* data,
+               std::size_t stride);
+bool loop_next(ApiCall call, long long* begin, long long* end);
 
 }  // namespace scopedsm::api

@@ -196,6 +196,21 @@ void jia_divtask(int* begin, int* end) {
   rt.load().divide(begin, end, rt.state().stats.app);
 }
 
+void jia_settask(int begin, int end, const char* schedule, const void* data, unsigned long stride) {
+  // JIAJIA's inclusive [begin, end] is [begin, end + 1).
+  scopedsm::api::loop_init(jia_call("jia_settask"), begin, static_cast<long long>(end) + 1, schedule, data, stride);
+}
+
+int jia_gettask(int* begin, int* end) {
+  const scopedsm::ApiCall call = jia_call("jia_gettask");
+  if (begin == nullptr || end == nullptr) scopedsm::fatal("%s: begin and end must not be null", call.name);
+  long long b = 0, e = 0;
+  const bool got = scopedsm::api::loop_next(call, &b, &e);
+  *begin = static_cast<int>(b);
+  *end = static_cast<int>(e - 1);
+  return got ? 1 : 0;
+}
+
 void jia_loadcheck(void) {
   const scopedsm::ApiCall call = jia_call("jia_loadcheck");
   Runtime& rt = Runtime::require_running(call);

@@ -19,6 +19,7 @@
 
 #include "common/checked.h"
 #include "common/clock.h"
+#include "common/schedule_spec.h"
 #include "common/surface.h"
 #include "jia.h"
 #include "runtime/alloc_plan.h"
@@ -94,6 +95,35 @@ void* allocate(ApiCall call, size_t size, const Placement* cyclic) {
   void* p = mmap(nullptr, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) die(call, "out of memory");
   return p;
+}
+
+// A DOALL loop with one process: the whole range is one chunk. A schedule
+// text is checked as the DSM build checks it (SCOPEDSM_SCHEDULE is not read).
+struct {
+  bool started = false;
+  bool taken = false;
+  long long begin = 0, end = 0;
+} g_loop;
+
+void loop_init(ApiCall call, long long begin, long long end, const char* schedule) {
+  require_running(call);
+  scopedsm::Schedule parsed;
+  if (schedule != nullptr) {
+    const scopedsm::Status st = scopedsm::parse_schedule(schedule, &parsed);
+    if (!st.ok()) die(call, "%s", st.message().c_str());
+  }
+  g_loop = {true, false, begin, end < begin ? begin : end};
+}
+
+bool loop_next(ApiCall call, long long* begin, long long* end) {
+  require_running(call);
+  if (begin == nullptr || end == nullptr) die(call, "begin and end must not be null");
+  if (!g_loop.started) die(call, "no loop started; start one first (every process, collectively)");
+  const bool got = !g_loop.taken && g_loop.end > g_loop.begin;
+  g_loop.taken = true;
+  *begin = got ? g_loop.begin : g_loop.end;
+  *end = g_loop.end;
+  return got;
 }
 
 // The JIAJIA calls take int sizes and blocks, as JIAJIA 2.1 did.
@@ -285,6 +315,22 @@ void jia_reduce(void* sendbuf, void* recvbuf, int count, int op, int root) {
 void jia_config(int, int) {}
 void jia_divtask(int*, int*) {}
 void jia_loadcheck(void) {}
+void jia_settask(int begin, int end, const char* schedule, const void*, unsigned long) {
+  loop_init(jia_call("jia_settask"), begin, static_cast<long long>(end) + 1, schedule);
+}
+int jia_gettask(int* begin, int* end) {
+  long long b = 0, e = 0;
+  const bool got = loop_next(jia_call("jia_gettask"), &b, &e);
+  *begin = static_cast<int>(b);
+  *end = static_cast<int>(e - 1);
+  return got ? 1 : 0;
+}
+void scopedsm_loop_init(long long begin, long long end, const char* schedule, const void*, size_t) {
+  loop_init(c_call("scopedsm_loop_init"), begin, end, schedule);
+}
+int scopedsm_loop_next(long long* begin, long long* end) {
+  return loop_next(c_call("scopedsm_loop_next"), begin, end) ? 1 : 0;
+}
 
 }  // extern "C"
 
@@ -299,6 +345,12 @@ double scopedsm_cxx_time(void) { return seconds(); }
 void scopedsm_cxx_barrier(void) { barrier(cxx_call("scopedsm::barrier")); }
 void scopedsm_cxx_wait(void) { require_running(cxx_call("scopedsm::wait")); }
 void scopedsm_cxx_lock(int id) { lock(cxx_call("scopedsm::LockGuard"), id); }
+void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule, const void*, size_t) {
+  loop_init(cxx_call("scopedsm::parallel_for"), begin, end, schedule);
+}
+int scopedsm_cxx_loop_next(long long* begin, long long* end) {
+  return loop_next(cxx_call("scopedsm::parallel_for"), begin, end) ? 1 : 0;
+}
 void scopedsm_cxx_unlock(int id) { unlock(cxx_call("scopedsm::LockGuard::~LockGuard"), id); }
 void* scopedsm_cxx_alloc(size_t bytes, size_t, const char*, int, int placement, size_t block_bytes, int start_rank) {
   const ApiCall call = cxx_call("scopedsm::alloc_array");

@@ -32,7 +32,8 @@ Status parse_uint(const std::string& text, uint64_t* out) {
 Status parse_test_faults(const std::string& v, uint32_t* out) {
   const char* accepted =
       "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge, "
-      "skip-seen-mark, rma-ignore-untrapped, slow-untrap and skip-barrier-round, or none";
+      "skip-seen-mark, rma-ignore-untrapped, slow-untrap, skip-barrier-round, stale-home-offer, keep-lost-home, "
+      "slow-barrier-finish and no-steal, or none";
   *out = 0;
   if (v == "none") return Status::Ok();
   size_t start = 0;
@@ -156,15 +157,20 @@ const std::vector<ConfigVariable>& config_variables() {
        "Test only: a seed; every synchronization call first issues random prefetch and release hints over the "
        "allocated pages (hints must never change results). 0 = none."},
       {"SCOPEDSM_LOCKS", "1024",
-       "How many lock ids a job has: ids are 0 to this - 1 (1 to 2147483647; the default is JIAJIA's Maxlocks). "
+       "How many lock ids a job has: ids are 0 to this - 1 (1 to 2147482622; the default is JIAJIA's Maxlocks). "
        "Only the locks a program uses take memory; an id past the limit ends the job with an error."},
+      {"SCOPEDSM_SCHEDULE", "static",
+       "The schedule of DOALL loops (scopedsm_loop_init, scopedsm::parallel_for, jia_settask) that pass none, in "
+       "OMP_SCHEDULE's form: a scheme, then its parameters after commas: static, ss, bss[,K], gss, fs, "
+       "tss[,first[,last]], afs[,k], sss[,alpha], aafs[,k], abs[,gss[,k]] or abs,bss[,K]. docs/SCHEDULING.md "
+       "describes each."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
        "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
-       "release-skip-diff; "
+       "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -330,8 +336,11 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (auto v = lookup("SCOPEDSM_LOCKS")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n < 1 || n > static_cast<uint64_t>(kMaxLockIds))
-      return bad("SCOPEDSM_LOCKS", *v, "a lock count from 1 to 2147483647");
+      return bad("SCOPEDSM_LOCKS", *v, "a lock count from 1 to 2147482622");
     c.locks = static_cast<int>(n);
+  }
+  if (auto v = lookup("SCOPEDSM_SCHEDULE")) {
+    if (!parse_schedule(*v, &c.schedule).ok()) return bad("SCOPEDSM_SCHEDULE", *v, schedule_grammar());
   }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
@@ -435,6 +444,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"home_memory", c.home_memory == 0 ? "0" : size_text(c.home_memory)});
   out.push_back({"release_policy", c.release_policy == ReleasePolicy::kBuffered ? "buffered" : "aggressive"});
   out.push_back({"locks", std::to_string(c.locks)});
+  out.push_back({"schedule", schedule_text(c.schedule)});
   if (c.test_faults != 0) {
     std::string names;
     for (const TestFaultName& f : kTestFaultNames) {

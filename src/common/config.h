@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/limits.h"
+#include "common/schedule_spec.h"
 #include "common/status.h"
 
 namespace scopedsm {
@@ -42,6 +43,7 @@ enum class TestFault : uint32_t {
   kSlowBarrierFinish = 1u << 11,  // not a breakage: a process a barrier moves homes to finishes it 50 ms late (requests for them wait)
   kSlowHandoffRelease = 1u << 12,  // not a breakage: a holder sends its REL 50 ms after handing the lock over (the successor's REL arrives first)
   kReleaseSkipDiff = 1u << 13,    // a release hint drops a written copy without sending its diff: lost writes
+  kNoSteal = 1u << 14,            // loop scheduling never steals (AFS, AAFS, ABS): iterations of others' queues left undone
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -63,6 +65,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kSlowBarrierFinish, "slow-barrier-finish"},
     {TestFault::kSlowHandoffRelease, "slow-handoff-release"},
     {TestFault::kReleaseSkipDiff, "release-skip-diff"},
+    {TestFault::kNoSteal, "no-steal"},
 };
 
 struct Config {
@@ -82,6 +85,7 @@ struct Config {
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
   int locks = kMaxLocks;               // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)
+  Schedule schedule;                   // DOALL loops' default schedule (SCOPEDSM_SCHEDULE)
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
   std::string home_backing_dir;        // SCOPEDSM_HOME_BACKING=file:DIR; empty = memory (a memfd)

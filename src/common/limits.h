@@ -19,7 +19,13 @@ namespace scopedsm {
 // passed by reference from Fortran), and would otherwise silently name a
 // lock of its own, breaking mutual exclusion without a word.
 inline constexpr int kMaxLocks = 1024;
-inline constexpr int kMaxLockIds = 2147483647;  // SCOPEDSM_LOCKS at most (ids are ints)
+// Locks the runtime keeps for itself, after the program's: ids L .. L +
+// kReservedLocks - 1 where L is the program's limit (SCOPEDSM_LOCKS), which
+// no API call accepts (loop scheduling's queue locks, runtime/loop.h: one
+// per process and one more).
+inline constexpr int kReservedLocks = 1025;
+// SCOPEDSM_LOCKS at most: ids are ints, the reserved ones included.
+inline constexpr int kMaxLockIds = 2147483647 - kReservedLocks;
 inline constexpr int kMaxCondvars = 64;   // condition-variable ids are 0 .. kMaxCondvars - 1
 // The most pages one fetch brings (SCOPEDSM_FETCH_PAGES, the GETP run field).
 inline constexpr uint32_t kMaxFetchPages = 64;

@@ -31,7 +31,7 @@ namespace scopedsm {
 struct Limits {
   uint64_t pages = 0;  // allocated pages: valid page numbers are below this
   int ranks = 1;
-  int locks = kMaxLocks;
+  int locks = kMaxLocks + kReservedLocks;  // the program's and the runtime's (common/limits.h)
   int condvars = kMaxCondvars;
 };
 

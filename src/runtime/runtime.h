@@ -14,6 +14,7 @@
 #include "runtime/alloc_plan.h"
 #include "runtime/exit_reports.h"
 #include "runtime/load_balance.h"
+#include "runtime/loop.h"
 #include "runtime/service.h"
 #include "runtime/state.h"
 #include "sync/sync_client.h"
@@ -66,6 +67,7 @@ class Runtime {
   Coherence& coherence() { return *coherence_; }
   SyncClient& sync() { return *sync_; }
   LoadBalancer& load() { return *load_; }
+  LoopScheduler& loops() { return loops_; }
   MPI_Comm user_comm() const { return user_comm_; }
   MPI_Comm collective_comm() const { return coll_comm_; }
   double seconds_since_init() const;
@@ -85,6 +87,7 @@ class Runtime {
   std::unique_ptr<SyncClient> sync_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<LoadBalancer> load_;
+  LoopScheduler loops_{this};
   ExitReports reports_;
   MPI_Comm user_comm_ = MPI_COMM_NULL;
   MPI_Comm coll_comm_ = MPI_COMM_NULL;

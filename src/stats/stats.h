@@ -71,6 +71,10 @@ namespace scopedsm {
   X(homes_lost)                  \
   X(retraps)                     \
   X(untraps)                     \
+  X(loop_grabs)                  \
+  X(loop_steals)                 \
+  X(loop_syncs)                  \
+  X(loop_messages)               \
   X(t_data_ns)                   \
   X(t_syn_ns)                    \
   X(t_diff_make_ns)              \

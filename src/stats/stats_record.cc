@@ -117,6 +117,18 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
                   static_cast<double>(bytes) / 1024.0);
     os << line;
   }
+  // DOALL loops (runtime/loop.h), when the program ran any: per rank, the
+  // chunks taken, how many were stolen, and what each grab cost.
+  for (const auto& r : records) {
+    const uint64_t grabs = r.get("loop_grabs");
+    if (grabs == 0) continue;
+    std::snprintf(line, sizeof line, "loops: rank %d: %llu grabs, %llu steals, %.2f syncs/grab, %.2f msgs/grab\n",
+                  r.rank, static_cast<unsigned long long>(grabs),
+                  static_cast<unsigned long long>(r.get("loop_steals")),
+                  static_cast<double>(r.get("loop_syncs")) / static_cast<double>(grabs),
+                  static_cast<double>(r.get("loop_messages")) / static_cast<double>(grabs));
+    os << line;
+  }
   // The node layout every record carries (Stats::set_layout).
   if (!records.empty()) {
     uint64_t most = 0;

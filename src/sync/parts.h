@@ -34,7 +34,7 @@ struct SyncParts {
   int locks = kMaxLocks;  // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)
 
   // What a well-formed message may name, right now.
-  Limits limits() const { return Limits{pages->allocated(), size, locks}; }
+  Limits limits() const { return Limits{pages->allocated(), size, locks + kReservedLocks}; }
   bool test_fault(TestFault f) const { return (test_faults & static_cast<uint32_t>(f)) != 0; }
 };
 

@@ -66,6 +66,25 @@ void SyncClient::check_cv_id(ApiCall call, int cv) const {
 
 void SyncClient::lock(ApiCall call, int lock) {
   check_lock_id(call, lock);
+  acquire(call, lock);
+}
+
+void SyncClient::unlock(ApiCall call, int lock) {
+  check_lock_id(call, lock);
+  release(call, lock);
+}
+
+void SyncClient::lock_reserved(ApiCall call, int index) {
+  if (index < 0 || index >= kReservedLocks) fatal("%s: reserved lock %d out of range", call.name, index);
+  acquire(call, p_.locks + index);
+}
+
+void SyncClient::unlock_reserved(ApiCall call, int index) {
+  if (index < 0 || index >= kReservedLocks) fatal("%s: reserved lock %d out of range", call.name, index);
+  release(call, p_.locks + index);
+}
+
+void SyncClient::acquire(ApiCall call, int lock) {
   if (stack_->holds(lock))
     fatal("%s", relock_error(call, lock, stack_->describe()).c_str());
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kLock, static_cast<uint32_t>(lock));
@@ -96,8 +115,7 @@ void SyncClient::lock(ApiCall call, int lock) {
   stack_->push(lock);
 }
 
-void SyncClient::unlock(ApiCall call, int lock) {
-  check_lock_id(call, lock);
+void SyncClient::release(ApiCall call, int lock) {
   if (!stack_->holds(lock))
     fatal("%s", unlock_unheld_error(call, lock, stack_->describe()).c_str());
   if (stack_->top_lock() != lock) fatal("%s", unlock_not_innermost_error(call, lock, stack_->describe()).c_str());

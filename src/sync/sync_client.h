@@ -42,6 +42,10 @@ class SyncClient {
   // Misuse is reported in the words of `call` (common/surface.h).
   void lock(ApiCall call, int lock);
   void unlock(ApiCall call, int lock);
+  // The runtime's own locks (common/limits.h, kReservedLocks): `index` 0 ..
+  // kReservedLocks - 1 is lock id kMaxLocks + index, homed at rank id % size.
+  void lock_reserved(ApiCall call, int index);
+  void unlock_reserved(ApiCall call, int index);
   void barrier(ApiCall call);
   void wait(ApiCall call);
   void cv_set(ApiCall call, int cv);
@@ -63,6 +67,8 @@ class SyncClient {
 
  private:
   void check_lock_id(ApiCall call, int lock) const;
+  void acquire(ApiCall call, int lock);
+  void release(ApiCall call, int lock);
   void check_cv_id(ApiCall call, int cv) const;
   void release_to_cv(int cv);
   // Waits for `expected` from rank 0 at collective call `what`, watching

@@ -4,6 +4,12 @@
 
 namespace scopedsm {
 
+namespace {
+thread_local uint64_t t_thread_messages = 0;  // sent and received by this thread
+}  // namespace
+
+uint64_t Traffic::thread_messages() { return t_thread_messages; }
+
 void Traffic::count_typed(TrafficCounters* c, const void* data, size_t n) {
   MsgHeader h;
   if (n < sizeof h) return;
@@ -14,6 +20,7 @@ void Traffic::count_typed(TrafficCounters* c, const void* data, size_t n) {
 }
 
 void Traffic::count_sent(Tag tag, const void* data, size_t n, bool to_self) {
+  if (!to_self) ++t_thread_messages;
   if (tag == kTagPage) {
     sent_.page_messages.fetch_add(1, std::memory_order_relaxed);
     sent_.page_bytes.fetch_add(n, std::memory_order_relaxed);
@@ -26,9 +33,13 @@ void Traffic::count_sent(Tag tag, const void* data, size_t n, bool to_self) {
   }
 }
 
-void Traffic::count_received(const Bytes& bytes) { count_typed(&received_, bytes.data(), bytes.size()); }
+void Traffic::count_received(const Bytes& bytes, bool from_self) {
+  if (!from_self) ++t_thread_messages;
+  count_typed(&received_, bytes.data(), bytes.size());
+}
 
 void Traffic::count_received_page(size_t n) {
+  ++t_thread_messages;
   received_.page_messages.fetch_add(1, std::memory_order_relaxed);
   received_.page_bytes.fetch_add(n, std::memory_order_relaxed);
 }

@@ -39,9 +39,14 @@ class Traffic {
   void count_sent(Tag tag, const void* data, size_t n, bool to_self);
   // A request or reply as received. Bytes without a valid header are not
   // counted: the reader that opens them reports them.
-  void count_received(const Bytes& bytes);
+  void count_received(const Bytes& bytes, bool from_self = false);
   // Raw page contents of `n` bytes received for a GETP.
   void count_received_page(size_t n);
+
+  // Messages the calling thread has sent to other processes and received,
+  // over the process's life; a per-operation count (loop scheduling's
+  // messages per grab) is the difference across the operation.
+  static uint64_t thread_messages();
 
   TrafficCounters& sent() { return sent_; }
   TrafficCounters& received() { return received_; }

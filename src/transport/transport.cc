@@ -84,7 +84,7 @@ bool Transport::try_receive(Tag tag, Incoming* out) {
     out->bytes.resize(static_cast<size_t>(count));
     MPI_Mrecv(out->bytes.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
   }
-  traffic_.count_received(out->bytes);
+  traffic_.count_received(out->bytes, out->source == rank_);
   return true;
 }
 

@@ -178,6 +178,14 @@ int main(int argc, char **argv) {
     jia_alloc(4096);
   }
   if (!strcmp(c, "explicit_placement_under_first_touch")) jia_alloc3(8192, 4096, 0);
+  /* DOALL loops: a chunk asked for before any loop, a bad schedule text,
+   * and processes starting different loops. */
+  if (!strcmp(c, "gettask_without_settask")) {
+    int b, e;
+    jia_gettask(&b, &e);
+  }
+  if (!strcmp(c, "loop_bad_schedule")) scopedsm_loop_init(0, 10, "dynamic,4", NULL, 0);
+  if (!strcmp(c, "loop_mismatch")) jia_settask(0, 10 + jiapid, "gss", NULL, 0);
   if (!strcmp(c, "touch_after_exit")) {
     volatile char *a = (char *)jia_alloc(4096);
     jia_exit();

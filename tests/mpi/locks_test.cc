@@ -256,8 +256,8 @@ TEST(Locks, ManyLocksHomedEverywhere) {
 }
 
 // The highest lock ids there are, scopedsm_num_locks() - 1 down, homed
-// everywhere: 1023 and below by default, up to 2^31 - 2 under
-// mpi.many_locks (SCOPEDSM_LOCKS=2147483647). Locks are kept by id, not
+// everywhere: 1023 and below by default, up to 2147482621 under
+// mpi.many_locks (SCOPEDSM_LOCKS=2147482622). Locks are kept by id, not
 // in a table of the limit's size.
 TEST(Locks, TheHighestIdsWork) {
   const int top = scopedsm_num_locks() - 1;

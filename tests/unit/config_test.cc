@@ -43,7 +43,8 @@ TEST(Config, ReadsEveryVariable) {
                                {"SCOPEDSM_SPIN_US", "0"},
                                {"SCOPEDSM_POLL_US", "10"},
                                {"SCOPEDSM_WRITE_DETECT", "all"},
-                               {"SCOPEDSM_NODE_SHARING", "off"}}),
+                               {"SCOPEDSM_NODE_SHARING", "off"},
+                               {"SCOPEDSM_SCHEDULE", "abs,bss,16"}}),
                           &c);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(c.region_size, 2ull << 30);
@@ -58,6 +59,9 @@ TEST(Config, ReadsEveryVariable) {
   EXPECT_EQ(c.poll_us, 10u);
   EXPECT_TRUE(c.write_detect_all);
   EXPECT_FALSE(c.node_sharing);
+  EXPECT_EQ(c.schedule.scheme, Scheme::kABS);
+  EXPECT_TRUE(c.schedule.local_bss);
+  EXPECT_EQ(c.schedule.chunk, 16);
 }
 
 struct BadValue {
@@ -97,7 +101,9 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_RELEASE_POLICY", "eager"},
                                          BadValue{"SCOPEDSM_TEST_HINTS", "-1"},
                                          BadValue{"SCOPEDSM_LOCKS", "0"}, BadValue{"SCOPEDSM_LOCKS", "2147483648"},
-                                         BadValue{"SCOPEDSM_LOCKS", "many"}));
+                                         BadValue{"SCOPEDSM_LOCKS", "many"}, BadValue{"SCOPEDSM_LOCKS", "2147482623"},
+                                         BadValue{"SCOPEDSM_SCHEDULE", "dynamic"}, BadValue{"SCOPEDSM_SCHEDULE", "bss,0"},
+                                         BadValue{"SCOPEDSM_SCHEDULE", "abs,tss"}));
 
 // Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
 // of yes and no are errors naming the variable and the accepted values.
@@ -279,14 +285,15 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_HOME_MIGRATION", "on"},
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
-                                {"SCOPEDSM_LOCKS", "2147483647"},
+                                {"SCOPEDSM_LOCKS", "2147482622"},
                                 {"SCOPEDSM_SUMMARY", "off"},
                                 {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
                                 {"SCOPEDSM_TEST_DELAY_US", "7"},
                                 {"SCOPEDSM_HOME_BACKING", "file:/var/tmp"},
                                 {"SCOPEDSM_HOME_MEMORY", "256M"},
                                 {"SCOPEDSM_RELEASE_POLICY", "aggressive"},
-                                {"SCOPEDSM_TEST_HINTS", "5"}}),
+                                {"SCOPEDSM_TEST_HINTS", "5"},
+                                {"SCOPEDSM_SCHEDULE", "sss,0.5"}}),
                            &c)
                   .ok());
   std::map<std::string, std::string> vars;
@@ -305,9 +312,10 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
   EXPECT_EQ(vars["SCOPEDSM_HOME_BACKING"], "file:/var/tmp");
   EXPECT_EQ(vars["SCOPEDSM_HOME_MEMORY"], "256M");
-  EXPECT_EQ(vars["SCOPEDSM_LOCKS"], "2147483647");
-  EXPECT_EQ(back.locks, 2147483647);
-  EXPECT_EQ(vars.size(), 22u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_LOCKS"], "2147482622");
+  EXPECT_EQ(back.locks, 2147482622);
+  EXPECT_EQ(vars["SCOPEDSM_SCHEDULE"], "sss,0.5");
+  EXPECT_EQ(vars.size(), 23u);  // all of them were set
 }
 
 }  // namespace

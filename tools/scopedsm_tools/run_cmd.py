@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 
-from . import abort_noise, hosts, launch
+from . import abort_noise, hosts, launch, load
 
 USAGE = """usage: scopedsm run -n N [options] program [args...]
 
@@ -30,6 +30,11 @@ options:
                       misspelling) is an error, not a warning (SCOPEDSM_STRICT=on)
   --timeout SECONDS   longest single wait before the job reports a hang
                       (SCOPEDSM_TIMEOUT)
+  --load L0,L1,...    competing load, reproducibly: pin rank r to one CPU (the
+                      r-th it may use, round robin) and run Lr busy processes
+                      pinned beside it, so it gets about 1/(1+Lr) of that CPU
+                      (the JIAJIA dissertation's loads 2,1,3,1: --load 0,2,0,1,
+                      0,3,0,1 on 8 ranks); ranks not listed get no load
   -x, --env VAR=VALUE set an environment variable for the processes
   --launcher-arg ARG  pass ARG to the MPI launcher (repeatable)
   --raw-errors        pass the launcher's error output through untouched; by
@@ -62,7 +67,7 @@ class UsageError(Exception):
 def parse_args(argv):
     """Options up to the program name; everything after belongs to the program."""
     opts = {"nprocs": None, "env": {}, "launcher_args": [], "dry_run": False, "help": False,
-            "raw_errors": False, "program": None, "args": [], "hosts": None, "per_host": None}
+            "raw_errors": False, "program": None, "args": [], "hosts": None, "per_host": None, "loads": None}
 
     def value(i, name):
         if i + 1 >= len(argv):
@@ -102,7 +107,7 @@ def parse_args(argv):
                 raise UsageError(f"{name} takes a whole number, not '{text}'") from None
             i += step
             continue
-        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg"}
+        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg", "--load"}
         if name in takes_value:
             if eq and name != "-x":
                 v, step = inline, 1
@@ -112,6 +117,11 @@ def parse_args(argv):
                 opts["env"]["SCOPEDSM_STATS_FILE"] = os.path.abspath(v)
             elif name == "--trace":
                 opts["env"]["SCOPEDSM_TRACE"] = os.path.abspath(v)
+            elif name == "--load":
+                try:
+                    opts["loads"] = load.parse_loads(v)
+                except load.LoadError as e:
+                    raise UsageError(str(e)) from None
             elif name == "--timeout":
                 opts["env"]["SCOPEDSM_TIMEOUT"] = v
             elif name in ("-x", "--env"):
@@ -195,6 +205,8 @@ def main(argv, config):
             raise UsageError(f"the process count must be at least 1, not {opts['nprocs']}")
         if opts["program"] is None:
             raise UsageError("missing the program to run (scopedsm run -n N program [args...])")
+        if opts["loads"] is not None and len(opts["loads"]) > opts["nprocs"]:
+            raise UsageError(f"--load names {len(opts['loads'])} ranks but the job has {opts['nprocs']}")
     except UsageError as e:
         print(f"scopedsm run: {e}", file=sys.stderr)
         print("usage: scopedsm run -n N [options] program [args...]  (scopedsm run --help for more)",
@@ -210,8 +222,13 @@ def main(argv, config):
     env.update(opts["env"])
     vendor = launch.detect_vendor(launcher, config.get("mpiexec"), config.get("mpi_vendor"))
 
+    args = opts["args"]
+    if opts["loads"] is not None:
+        wrapped = load.command(opts["loads"], program, args)
+        program, args = wrapped[0], wrapped[1:]
+
     def command(extra):
-        return launch.launch_command(vendor, launcher, opts["nprocs"], program, opts["args"],
+        return launch.launch_command(vendor, launcher, opts["nprocs"], program, args,
                                      env_names=launch.scopedsm_env_names(env),
                                      extra_launcher_args=extra + opts["launcher_args"])
 
