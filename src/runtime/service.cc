@@ -150,7 +150,10 @@ void Service::run() {
     // not already polling for both of us, and when we have a core to
     // ourselves (SpinPolicy); sleep after enough empty polls.
     const bool spin = now - last_activity < spin_ns && !t.app_polling() && t.spin_policy().may_spin(&last_poll, now);
-    if (spin || ++idle_polls < Transport::kPollsBeforeSleep) continue;
+    // A send held for its modelled departure (SCOPEDSM_NET) must leave on
+    // time, even while the application thread computes: this thread plays
+    // the network interface and polls until it has.
+    if (spin || t.delaying_sends() || ++idle_polls < Transport::kPollsBeforeSleep) continue;
     idle_polls = 0;
     if (t.wakeup().sleep(WakeRole::kService, seen, t.sends_pending() ? Transport::kNapWithSendsNs : t.idle_sleep_ns()))
       last_activity = now_ns();
