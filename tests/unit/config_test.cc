@@ -271,6 +271,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_HOME_MIGRATION", "on"},
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
+                                {"SCOPEDSM_NET", "occupancy=5,bandwidth=100,interrupt=2500"},
                                 {"SCOPEDSM_SUMMARY", "off"},
                                 {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
                                 {"SCOPEDSM_TEST_DELAY_US", "7"}}),
@@ -290,7 +291,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(config_settings(back), config_settings(c));
   EXPECT_EQ(vars["SCOPEDSM_FETCH"], "message");
   EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
-  EXPECT_EQ(vars.size(), 17u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_NET"], "occupancy=5,bandwidth=100,interrupt=2500");
+  EXPECT_EQ(vars.size(), 18u);  // all of them were set
 }
 
 }  // namespace
