@@ -9,7 +9,9 @@ namespace scopedsm {
 
 void Outbox::post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep, uint64_t due_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (due_ns != 0 && (!delayed_.empty() || now_ns() < due_ns)) {
+  // Behind a held send, every send waits its turn (even one the model no
+  // longer delays: a test may switch it off), so none overtakes another.
+  if (!delayed_.empty() || (due_ns != 0 && now_ns() < due_ns)) {
     delayed_.push_back({due_ns, dest, tag, data, n, std::move(keep)});
     delayed_count_.store(delayed_.size(), std::memory_order_relaxed);
     return;
