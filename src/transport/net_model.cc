@@ -14,6 +14,10 @@ namespace {
 
 constexpr size_t kSharedBytes = 4096;  // the node's two lines, in one page
 constexpr uint64_t kOneSidedRequestBytes = 0;  // a read's request carries no data
+// The round trip the waiting threads' spin window is lengthened by: a small
+// request answered by a 4 KiB page.
+constexpr size_t kTypicalRequestBytes = 64;
+constexpr size_t kTypicalReplyBytes = 4096;
 
 void add(std::atomic<uint64_t>& counter, uint64_t v) { counter.fetch_add(v, std::memory_order_relaxed); }
 
@@ -26,6 +30,12 @@ EndCost end_cost(const NetParams& p, size_t n) {
   // n bytes at B MB/s take n / (B * 1e6) s = n * 1000 / B ns.
   if (p.bandwidth_mbs != 0) c.bandwidth_ns = (static_cast<uint64_t>(n) * 1000 + p.bandwidth_mbs - 1) / p.bandwidth_mbs;
   return c;
+}
+
+uint64_t fetch_injected_ns(const NetParams& p, bool one_sided, size_t request, size_t reply) {
+  const uint64_t back = 2 * end_cost(p, reply).total() + 2 * p.latency_ns;
+  if (one_sided) return p.overhead_ns + 2 * end_cost(p, kOneSidedRequestBytes).total() + back;
+  return 2 * p.overhead_ns + 2 * p.interrupt_ns + 2 * end_cost(p, request).total() + back;
 }
 
 uint64_t NiLine::reserve(uint64_t now, uint64_t service) {
@@ -80,6 +90,8 @@ void NetModel::configure(const NetParams& p) {
   bandwidth_mbs_.store(p.bandwidth_mbs, std::memory_order_relaxed);
   latency_ns_.store(p.latency_ns, std::memory_order_relaxed);
   interrupt_ns_.store(p.interrupt_ns, std::memory_order_relaxed);
+  spin_extension_ns_.store(p.enabled ? fetch_injected_ns(p, false, kTypicalRequestBytes, kTypicalReplyBytes) : 0,
+                           std::memory_order_relaxed);
   enabled_.store(p.enabled, std::memory_order_release);
 }
 

@@ -95,6 +95,11 @@ struct EndCost {
   uint64_t total() const { return occupancy_ns + bandwidth_ns; }
 };
 EndCost end_cost(const NetParams& p, size_t n);
+// What the model adds to one fetch whose request is `request` bytes and
+// whose reply is `reply` bytes, uncontended: by message (a request the home
+// serves), 2 overhead + 2 interrupt + 2 end(request) + 2 end(reply) +
+// 2 latency; one-sided, overhead + 2 end(0) + 2 end(reply) + 2 latency.
+uint64_t fetch_injected_ns(const NetParams& p, bool one_sided, size_t request, size_t reply);
 
 // One serialising resource (a node's network interface in one direction):
 // FIFO in virtual time, over a word that may be shared between processes.
@@ -139,6 +144,12 @@ class NetModel {
   // calling thread for the modelled transfer.
   void on_one_sided(int target, size_t n);
 
+  // How much longer a waiting thread polls before it sleeps: the injected
+  // time of a page's round trip (0 when off). Without it an injected delay
+  // would push an answer past the spin window into a sleep of up to
+  // SCOPEDSM_POLL_US, and the measured cost would exceed the injected one.
+  const std::atomic<uint64_t>& spin_extension_ns() const { return spin_extension_ns_; }
+
   NetCounters& counters() { return counters_; }
   NetParams params() const;
 
@@ -149,6 +160,7 @@ class NetModel {
   std::atomic<bool> enabled_{false};
   std::atomic<uint64_t> overhead_ns_{0}, occupancy_ns_{0}, mtu_{4096}, bandwidth_mbs_{0}, latency_ns_{0},
       interrupt_ns_{0};
+  std::atomic<uint64_t> spin_extension_ns_{0};
   std::atomic<uint64_t> own_free_[2]{};  // the lines when not shared with node peers
   void* shared_ = nullptr;               // the node's lines, mapped
   NiLine out_, in_;

@@ -26,6 +26,7 @@ Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& c
   tuning.sleep_ns = wakeup_.has_remote_peers() ? config.poll_us * 1000 : 20000000;
   tuning.timeout_s = config.timeout_s;
   waiter_.configure(tuning);
+  waiter_.set_spin_extension(&net_.spin_extension_ns());
   acks_.init(size_, [this](const char* what) {
     MsgType type;
     Incoming in = next_reply(what, -1, &type, false);

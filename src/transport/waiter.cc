@@ -46,7 +46,8 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
   const uint64_t deadline = tuning_.timeout_s > 0
                                 ? start + static_cast<uint64_t>(tuning_.timeout_s * 1e9) + (watched ? kWatchedGraceNs : 0)
                                 : UINT64_MAX;
-  uint64_t spin_until = start + tuning_.spin_ns;
+  const uint64_t extra = spin_extension_ns_ != nullptr ? spin_extension_ns_->load(std::memory_order_relaxed) : 0;
+  uint64_t spin_until = start + tuning_.spin_ns + extra;
   uint64_t last_poll = 0;  // 0 unless the previous step was an empty poll
   for (;;) {
     uint32_t seen = wakeup_->snapshot(role);
@@ -82,7 +83,7 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
     if (app) app_polling_.store(false, std::memory_order_relaxed);
     const bool woken = wakeup_->sleep(role, seen, nap);
     if (app) app_polling_.store(true, std::memory_order_relaxed);
-    if (woken) spin_until = now_ns() + std::max(tuning_.spin_ns, kSpinAfterWakeNs);
+    if (woken) spin_until = now_ns() + std::max(tuning_.spin_ns, kSpinAfterWakeNs) + extra;
     last_poll = 0;
   }
   if (app) app_polling_.store(false, std::memory_order_relaxed);
