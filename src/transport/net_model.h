@@ -40,6 +40,11 @@
 //              with this node's lines reserved (the home's lines are on
 //              another node, not visible here: uncontended). No interrupt.
 //
+// While a message waits for its departure, waiting threads poll instead of
+// sleeping (Outbox::delaying), and every waiting thread polls an injected
+// round trip longer before it sleeps (spin_extension_ns): otherwise an
+// injected delay would push an answer into a sleep of SCOPEDSM_POLL_US.
+//
 // Every injected cost is added after or before the native transfer, never
 // overlapped with it: native time + injected time = measured time, so a
 // sweep's measured delta is the injected one (bench/micro/net_model.cc
