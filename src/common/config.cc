@@ -385,7 +385,7 @@ Status parse_net(const std::string& text, NetParams* out) {
     uint64_t v = 0;
     if (!parse_uint(item.substr(eq + 1), &v).ok() || v < found->min || v > found->max)
       return bad("SCOPEDSM_NET", text,
-                 (std::string(accepted) + " (" + key + " must be from " + std::to_string(found->min) + " to " +
+                 (std::string(accepted) + " (" + key + " must be a whole number from " + std::to_string(found->min) + " to " +
                   std::to_string(found->max) + ")")
                      .c_str());
     net.*(found->field) = v;

@@ -1,5 +1,7 @@
 #include "runtime/service.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <type_traits>
 #include <utility>
@@ -154,7 +156,12 @@ void Service::run() {
     // A send held for its modelled departure (SCOPEDSM_NET) must leave on
     // time, even while the application thread computes: this thread plays
     // the network interface and polls until it has.
-    if (spin || t.delaying_sends() || ++idle_polls < Transport::kPollsBeforeSleep) continue;
+    if (spin || ++idle_polls < Transport::kPollsBeforeSleep) continue;
+    if (t.delaying_sends()) {  // yielding, so that a thread sharing the core runs meanwhile
+      idle_polls = 0;
+      sched_yield();
+      continue;
+    }
     idle_polls = 0;
     if (t.wakeup().sleep(WakeRole::kService, seen, t.sends_pending() ? Transport::kNapWithSendsNs : t.idle_sleep_ns()))
       last_activity = now_ns();

@@ -1,5 +1,7 @@
 #include "transport/waiter.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -66,8 +68,10 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
     if (now >= deadline) fatal("%s", timeout_report(what, from, watched).c_str());
     // A send waiting for its modelled departure (net_model.h) leaves only
     // through someone's progress: poll instead of sleeping.
+    // Yield rather than spin: with more threads than cores the thread that
+    // must post may be the one this core would run next.
     if (outbox_->delaying()) {
-      cpu_relax();
+      sched_yield();
       continue;
     }
     // Open MPI polls some channels only every few progress calls, so one
