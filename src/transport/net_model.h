@@ -40,8 +40,8 @@
 //              with this node's lines reserved (the home's lines are on
 //              another node, not visible here: uncontended). No interrupt.
 //
-// While a message waits for its departure, waiting threads poll instead of
-// sleeping (Outbox::delaying), and every waiting thread polls an injected
+// While a message waits for its departure, waiting threads poll (yielding
+// the core) instead of sleeping (Outbox::delaying), and every waiting thread polls an injected
 // round trip longer before it sleeps (spin_extension_ns): otherwise an
 // injected delay would push an answer into a sleep of SCOPEDSM_POLL_US.
 //
