@@ -52,7 +52,9 @@ fi
 # name | processes (0: no launcher) | program and arguments. A name ending
 # in _off runs with SCOPEDSM_NODE_SHARING=off (every process a node of its
 # own: the cross-node path); one ending in _traced with SCOPEDSM_TRACE set
-# (its median beside the untraced run's is the cost of tracing).
+# (its median beside the untraced run's is the cost of tracing); one
+# containing _message with SCOPEDSM_FETCH=message (pages by GETP, not
+# one-sided).
 runs=(
   "read_fault|2|read_fault ${sizes[*]}"
   "read_fault_home_busy|2|read_fault --home-busy ${sizes[*]}"
@@ -76,6 +78,8 @@ runs=(
   "write_fault_release_traced|2|write_fault_release ${sizes[*]}"
   "lock_uncontended_traced|2|lock_uncontended ${sizes[*]}"
   "barrier_np2_traced|2|barrier ${sizes[*]}"
+  "net_model_off|2|net_model ${sizes[*]}"
+  "net_model_message_off|2|net_model ${sizes[*]}"
 )
 
 tmp=$(mktemp)
@@ -93,6 +97,7 @@ for run in "${runs[@]}"; do
   traced=false
   env=(env -u SCOPEDSM_TRACE)
   case "$name" in *_traced) traced=true; env=(env "SCOPEDSM_TRACE=$trace") ;; esac
+  case "$name" in *_message*) env+=(SCOPEDSM_FETCH=message) ;; esac
   load=$(cut -d' ' -f1 /proc/loadavg)
   echo "== $name (load $load, node sharing $sharing, traced $traced): ${argv[*]}" >&2
   if "${env[@]}" SCOPEDSM_NODE_SHARING=$sharing "${argv[@]}" >"$tmp" && [ -s "$tmp" ]; then

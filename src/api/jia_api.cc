@@ -224,3 +224,11 @@ extern "C" void scopedsm_test_set_compute_time(double seconds) {
   if (!(seconds >= 0)) scopedsm::fatal("scopedsm_test_set_compute_time(%g): seconds must be 0 or more", seconds);
   rt.load().set_test_seconds(seconds);
 }
+
+extern "C" void scopedsm_test_set_net(const char* spec) {
+  Runtime& rt = Runtime::require_running(jia_call("scopedsm_test_set_net"));
+  scopedsm::NetParams params;
+  if (scopedsm::Status st = scopedsm::parse_net(spec == nullptr ? "" : spec, &params); !st.ok())
+    scopedsm::fatal("scopedsm_test_set_net: %s", st.message().c_str());
+  rt.state().transport.net().configure(params);
+}

@@ -19,6 +19,13 @@ uint64_t scopedsm_test_lock_version(int lock);
  * for tests. */
 void scopedsm_test_set_compute_time(double seconds);
 
+/* Sets this process's communication-cost model (SCOPEDSM_NET syntax: "off"
+ * or key=value pairs) from now on, for benchmarks that sweep its costs in
+ * one run. Call it on every process, between barriers, while no message is
+ * in flight; a malformed spec ends the job. With the model off at start-up,
+ * the network lines stay per process even where node peers share memory. */
+void scopedsm_test_set_net(const char* spec);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,21 @@ inline double seconds_since_first_call() {
   return static_cast<double>(now_ns() - origin) / 1e9;
 }
 
+// A hint to the core that this thread spins.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Busy-waits until now_ns() reaches `until` (never sleeps: a sleep's
+// granularity is far coarser than the microseconds it is used for).
+inline void spin_until_ns(uint64_t until) {
+  while (now_ns() < until) cpu_relax();
+}
+
 inline void sleep_ns(uint64_t ns) {
   timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
   while (nanosleep(&ts, &ts) != 0) {

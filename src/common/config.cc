@@ -164,6 +164,12 @@ const std::vector<ConfigVariable>& config_variables() {
        "OMP_SCHEDULE's form: a scheme, then its parameters after commas: static, ss, bss[,K], gss, fs, "
        "tss[,first[,last]], afs[,k], sss[,alpha], aafs[,k], abs[,gss[,k]] or abs,bss[,K]. docs/SCHEDULING.md "
        "describes each."},
+      {"SCOPEDSM_NET", "off",
+       "Communication costs injected between nodes, to study which one a program is sensitive to: 'off', or "
+       "comma-separated key=value pairs: overhead (ns per message, on the sending thread), occupancy (ns per "
+       "packet on each end's network interface), mtu (bytes per packet, default 4096), bandwidth (MB/s per node "
+       "and direction), latency (ns per message on the link), interrupt (ns for each of issue and delivery, per "
+       "request the home's threads serve). E.g. overhead=3000,occupancy=5000,bandwidth=100,interrupt=2500."},
       {"SCOPEDSM_TEST_DELAY_US", "0",
        "Test only: inject a random delay of up to this many microseconds before every protocol message is sent "
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
@@ -342,6 +348,10 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (auto v = lookup("SCOPEDSM_SCHEDULE")) {
     if (!parse_schedule(*v, &c.schedule).ok()) return bad("SCOPEDSM_SCHEDULE", *v, schedule_grammar());
   }
+  if (auto v = lookup("SCOPEDSM_NET")) {
+    Status s = parse_net(*v, &c.net);
+    if (!s.ok()) return s;
+  }
   if (auto v = lookup("SCOPEDSM_TEST_DELAY_US")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok() || n > 1000000)
@@ -384,6 +394,73 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   }
   *out = c;
   return Status::Ok();
+}
+
+namespace {
+
+// SCOPEDSM_NET's keys, in the order net_text writes them, with their ranges.
+struct NetKey {
+  const char* name;
+  uint64_t NetParams::*field;
+  uint64_t min, max;
+};
+constexpr NetKey kNetKeys[] = {
+    {"overhead", &NetParams::overhead_ns, 0, kNetMaxNs},  {"occupancy", &NetParams::occupancy_ns, 0, kNetMaxNs},
+    {"mtu", &NetParams::mtu, 64, 1u << 20},               {"bandwidth", &NetParams::bandwidth_mbs, 1, 1000000},
+    {"latency", &NetParams::latency_ns, 0, kNetMaxNs},    {"interrupt", &NetParams::interrupt_ns, 0, kNetMaxNs},
+};
+
+}  // namespace
+
+Status parse_net(const std::string& text, NetParams* out) {
+  const char* accepted =
+      "off, or comma-separated key=value pairs of overhead, occupancy, latency, interrupt (ns, 0 to 100000000), "
+      "mtu (bytes, 64 to 1048576) and bandwidth (MB/s, 1 to 1000000), e.g. overhead=3000,bandwidth=100";
+  NetParams net;
+  if (text == "off") {
+    *out = net;
+    return Status::Ok();
+  }
+  net.enabled = true;
+  uint32_t seen = 0;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    const NetKey* found = nullptr;
+    for (const NetKey& k : kNetKeys)
+      if (key == k.name) found = &k;
+    if (eq == std::string::npos || found == nullptr)
+      return bad("SCOPEDSM_NET", text, (std::string(accepted) + " ('" + item + "' is not key=value of one of them)").c_str());
+    const uint32_t bit = 1u << (found - kNetKeys);
+    if ((seen & bit) != 0)
+      return bad("SCOPEDSM_NET", text, (std::string(accepted) + " (" + key + " is given twice)").c_str());
+    seen |= bit;
+    uint64_t v = 0;
+    if (!parse_uint(item.substr(eq + 1), &v).ok() || v < found->min || v > found->max)
+      return bad("SCOPEDSM_NET", text,
+                 (std::string(accepted) + " (" + key + " must be a whole number from " + std::to_string(found->min) + " to " +
+                  std::to_string(found->max) + ")")
+                     .c_str());
+    net.*(found->field) = v;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  *out = net;
+  return Status::Ok();
+}
+
+std::string net_text(const NetParams& net) {
+  if (!net.enabled) return "off";
+  const NetParams defaults;
+  std::string out;
+  for (const NetKey& k : kNetKeys) {
+    if (net.*(k.field) == defaults.*(k.field)) continue;
+    out += (out.empty() ? "" : ",") + std::string(k.name) + "=" + std::to_string(net.*(k.field));
+  }
+  return out.empty() ? "latency=0" : out;
 }
 
 const char* fetch_mode_name(FetchMode mode) {
@@ -445,6 +522,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"release_policy", c.release_policy == ReleasePolicy::kBuffered ? "buffered" : "aggressive"});
   out.push_back({"locks", std::to_string(c.locks)});
   out.push_back({"schedule", schedule_text(c.schedule)});
+  out.push_back({"net", net_text(c.net)});
   if (c.test_faults != 0) {
     std::string names;
     for (const TestFaultName& f : kTestFaultNames) {

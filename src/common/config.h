@@ -68,6 +68,28 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kNoSteal, "no-steal"},
 };
 
+// The communication-cost model (SCOPEDSM_NET; transport/net_model.h says
+// where each cost lands). Times in nanoseconds, bandwidth in MB/s (10^6
+// bytes per second). Disabled by default; enabled with every cost 0 it
+// injects nothing but still runs the model's code (a benchmark's baseline).
+struct NetParams {
+  bool enabled = false;
+  uint64_t overhead_ns = 0;   // per message, on the sending thread
+  uint64_t occupancy_ns = 0;  // per packet, on each end's network interface
+  uint64_t mtu = 4096;        // bytes per packet
+  uint64_t bandwidth_mbs = 0; // each node's I/O bandwidth per direction; 0 = unlimited
+  uint64_t latency_ns = 0;    // per message, on the link
+  uint64_t interrupt_ns = 0;  // each of issue and delivery, per request served
+};
+inline constexpr uint64_t kNetMaxNs = 100000000;  // 0.1 s: the largest time SCOPEDSM_NET accepts
+// Parses SCOPEDSM_NET: "off", or comma-separated key=value pairs from
+// overhead, occupancy, mtu, bandwidth, latency and interrupt (each at most
+// once). Exposed for tests and the benchmark's run-time reconfiguration.
+Status parse_net(const std::string& text, NetParams* out);
+// The inverse: "off", or the pairs set, in the order above ("latency=0"
+// when every cost is 0).
+std::string net_text(const NetParams& net);
+
 struct Config {
   uint64_t region_size = 16ull << 30;  // bytes of shared address space
   uint64_t cache_pages = 65536;        // capacity of the remote-page cache
@@ -86,6 +108,7 @@ struct Config {
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
   int locks = kMaxLocks;               // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)
   Schedule schedule;                   // DOALL loops' default schedule (SCOPEDSM_SCHEDULE)
+  NetParams net;                       // communication costs injected between nodes (SCOPEDSM_NET)
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
   std::string home_backing_dir;        // SCOPEDSM_HOME_BACKING=file:DIR; empty = memory (a memfd)

@@ -31,7 +31,7 @@ uint32_t MessageSource::fetch(uint64_t first, uint32_t count, int home, uint32_t
   if (got != static_cast<int>(bytes))
     fatal("protocol error: %u page(s) from %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", count, first,
           home, got, bytes);
-  t_->traffic().count_received_page(bytes);
+  t_->received_page(home, bytes);
   return 0;
 }
 
@@ -76,7 +76,7 @@ uint32_t RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epo
     fallback_->fetch(first + i, j - i, home, epoch, dst + i * ps);
     i = j;
   }
-  t_->traffic().count_received_page(ps * (count - fallbacks));
+  t_->read_one_sided(home, ps * count, ps * (count - fallbacks));
   return fallbacks;
 }
 

@@ -207,6 +207,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   install_fault_handler(&Runtime::on_region_fault);
   state_->stats.set_segv_cost_ns(calibrate_fault_cost());
   state_->stats.set_origin_ns(start_ns_);
+  state_->stats.set_net(&state_->transport.net().counters());
   state_->stats.set_layout(state_->node.node_of(rank), state_->node.nodes(), state_->node.local_size(), node_shared,
                             one_sided);
   g_fault_target.store(this, std::memory_order_release);

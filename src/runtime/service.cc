@@ -1,5 +1,7 @@
 #include "runtime/service.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <type_traits>
 #include <utility>
@@ -149,8 +151,17 @@ void Service::run() {
     // Poll on only within the spin window, when the application thread is
     // not already polling for both of us, and when we have a core to
     // ourselves (SpinPolicy); sleep after enough empty polls.
-    const bool spin = now - last_activity < spin_ns && !t.app_polling() && t.spin_policy().may_spin(&last_poll, now);
+    const uint64_t window = spin_ns + t.net().spin_extension_ns().load(std::memory_order_relaxed);
+    const bool spin = now - last_activity < window && !t.app_polling() && t.spin_policy().may_spin(&last_poll, now);
+    // A send held for its modelled departure (SCOPEDSM_NET) must leave on
+    // time, even while the application thread computes: this thread plays
+    // the network interface and polls until it has.
     if (spin || ++idle_polls < Transport::kPollsBeforeSleep) continue;
+    if (t.delaying_sends()) {  // yielding, so that a thread sharing the core runs meanwhile
+      idle_polls = 0;
+      sched_yield();
+      continue;
+    }
     idle_polls = 0;
     if (t.wakeup().sleep(WakeRole::kService, seen, t.sends_pending() ? Transport::kNapWithSendsNs : t.idle_sleep_ns()))
       last_activity = now_ns();

@@ -36,6 +36,11 @@ StatsRecord Stats::raw(int rank, TrafficCounters& sent, TrafficCounters& receive
   r.values.push_back({"self_msgs_sent", sent.self_messages.load(std::memory_order_relaxed)});
   r.values.push_back({"self_bytes_sent", sent.self_bytes.load(std::memory_order_relaxed)});
   add_traffic(&r.values, "recv", received);
+  if (net_ != nullptr) {
+#define X(name) r.values.push_back({"net_" #name, net_->name.load(std::memory_order_relaxed)});
+    SCOPEDSM_NET_COUNTERS(X)
+#undef X
+  }
   return r;
 }
 

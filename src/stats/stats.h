@@ -10,6 +10,9 @@
 //   server  service thread busy serving requests (it runs beside the
 //           application thread, so it is reported, not subtracted)
 //   diff    making diffs (application thread) and applying them (service)
+// With SCOPEDSM_NET on, the time the cost model injected, by category
+// (net_overhead_ns, ...), is reported beside them: it is part of the
+// categories above (a fetch's injected wait is data time), not subtracted.
 // The application thread writes AppCounters; the service thread writes
 // ServiceCounters (atomics, because a snapshot may be taken at any time).
 // With SCOPEDSM_TRACE set, each also points at a TraceLog (stats/trace.h)
@@ -128,6 +131,9 @@ class Stats {
   void set_segv_cost_ns(double ns) { segv_cost_ns_ = ns; }
   // Where elapsed time counts from when start() was never called.
   void set_origin_ns(uint64_t ns) { origin_ns_ = ns; }
+  // The cost model's counters (transport/net_model.h), reported as
+  // net_<name>: the time injected by category.
+  void set_net(const NetCounters* net) { net_ = net; }
   // The node layout, reported with every snapshot (not as a counter: it is
   // not made relative to start()): this process's node number, the number
   // of nodes, the processes on this node, and whether they share homes.
@@ -150,6 +156,7 @@ class Stats {
   bool stopped_ = false;
   double segv_cost_ns_ = 0;
   uint64_t origin_ns_ = 0;
+  const NetCounters* net_ = nullptr;
   std::vector<std::pair<std::string, uint64_t>> layout_;
   std::unique_ptr<TraceLog> app_trace_;
   std::unique_ptr<TraceLog> serve_trace_;

@@ -92,6 +92,18 @@ Breakdown breakdown(const StatsRecord& r) {
   return b;
 }
 
+// The time the communication-cost model injected (SCOPEDSM_NET), by
+// category, in seconds: the counters net_<category>_ns.
+constexpr const char* kInjected[] = {"overhead", "occupancy", "bandwidth", "latency", "queue", "interrupt"};
+
+double injected_s(const StatsRecord& r, const char* category) {
+  return static_cast<double>(r.get(std::string("net_") + category + "_ns")) / 1e9;
+}
+
+bool net_modelled(const StatsRecord& r) {
+  return r.get("net_msgs") + r.get("net_one_sided") + r.get("net_interrupts") != 0;
+}
+
 }  // namespace
 
 std::string format_summary(const std::vector<StatsRecord>& records) {
@@ -129,6 +141,23 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
                   static_cast<double>(r.get("loop_messages")) / static_cast<double>(grabs));
     os << line;
   }
+  // Injected communication costs, when the model charged any.
+  if (std::any_of(records.begin(), records.end(), net_modelled)) {
+    os << "injected by SCOPEDSM_NET (seconds; included in the times above)\n";
+    std::snprintf(line, sizeof line, "%4s %9s %9s %9s %9s %9s %9s | %8s %8s %8s %8s\n", "rank", "overhead", "occupancy",
+                  "bandwidth", "latency", "queue", "interrupt", "netMsgs", "packets", "intrs", "oneSided");
+    os << line;
+    for (const auto& r : records) {
+      std::snprintf(line, sizeof line, "%4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f | %8llu %8llu %8llu %8llu\n", r.rank,
+                    injected_s(r, "overhead"), injected_s(r, "occupancy"), injected_s(r, "bandwidth"),
+                    injected_s(r, "latency"), injected_s(r, "queue"), injected_s(r, "interrupt"),
+                    static_cast<unsigned long long>(r.get("net_msgs")),
+                    static_cast<unsigned long long>(r.get("net_packets")),
+                    static_cast<unsigned long long>(r.get("net_interrupts")),
+                    static_cast<unsigned long long>(r.get("net_one_sided")));
+      os << line;
+    }
+  }
   // The node layout every record carries (Stats::set_layout).
   if (!records.empty()) {
     uint64_t most = 0;
@@ -160,6 +189,9 @@ Json rank_object(const StatsRecord& r, const std::string* host) {
   j["segv_cost_ns"] = r.segv_cost_ns;
   j["time_s"] = {{"total", b.total}, {"busy", b.busy}, {"data", b.data}, {"segv", b.segv},
                  {"syn", b.syn},     {"server", b.server}, {"diff", b.diff}};
+  Json injected = Json::object();
+  for (const char* category : kInjected) injected[category] = injected_s(r, category);
+  j["injected_s"] = std::move(injected);
   Json counters = Json::object();
   for (const auto& [k, v] : r.values) counters[k] = v;
   j["counters"] = std::move(counters);

@@ -8,6 +8,11 @@
 // progress() (Waiter does, on every poll) so that sends complete while the
 // process waits for their answers.
 //
+// With the cost model on (net_model.h) a send between nodes may have to
+// wait for its modelled departure: post() then queues it, in order, and
+// progress() hands it to MPI once due. Sends posted later wait behind it,
+// so each destination still receives messages in the order they were sent.
+//
 // post() takes any size up to kMaxMessageBytes (message_size.h); the caller
 // checks, because it knows what the message is.
 //
@@ -18,7 +23,10 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <mutex>
 #include <vector>
 
@@ -34,21 +42,38 @@ class Outbox {
 
   // Starts sending the `n` bytes at `data` to `dest` on `tag`. `keep` owns
   // the bytes (or is null when they outlive the runtime) and is held until
-  // the send completes.
-  void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
-  // Completes finished sends and releases their buffers; true if any finished.
+  // the send completes. `due_ns`: not before this time (now_ns()); 0: at once.
+  void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep, uint64_t due_ns = 0);
+  // Hands due sends to MPI, completes finished sends and releases their
+  // buffers; true if any was handed on or finished.
   bool progress();
   // True while some send has not completed.
   bool pending();
+  // True while some send waits for its departure time: whoever would sleep
+  // polls instead, so that it leaves on time. One relaxed load.
+  bool delaying() const { return delayed_count_.load(std::memory_order_relaxed) != 0; }
   // Progresses until every send has completed. Only for shutdown: it
   // returns only once the receivers have taken every message.
   void drain();
 
  private:
+  struct Delayed {
+    uint64_t due_ns;
+    int dest;
+    Tag tag;
+    const void* data;
+    size_t n;
+    SharedBytes keep;
+  };
+  // MPI_Isend under mu_.
+  void start_locked(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::mutex mu_;
   std::vector<MPI_Request> requests_;
   std::vector<SharedBytes> buffers_;  // buffers_[i] is read by requests_[i]
+  std::deque<Delayed> delayed_;       // not yet handed to MPI, in posting order
+  std::atomic<size_t> delayed_count_{0};
 };
 
 }  // namespace scopedsm

@@ -26,13 +26,14 @@ Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& c
   tuning.sleep_ns = wakeup_.has_remote_peers() ? config.poll_us * 1000 : 20000000;
   tuning.timeout_s = config.timeout_s;
   waiter_.configure(tuning);
+  waiter_.set_spin_extension(&net_.spin_extension_ns());
   acks_.init(size_, [this](const char* what) {
     MsgType type;
     Incoming in = next_reply(what, -1, &type, false);
     return AckLedger::Reply{type, in.source, in.bytes.size() - sizeof(MsgHeader)};
   });
   delay_.configure(config.test_delay_us);
-  return Status::Ok();
+  return net_.init(config.net, node);
 }
 
 void Transport::finalize() {
@@ -54,7 +55,7 @@ void Transport::post(int dest, Tag tag, const void* data, size_t n, SharedBytes 
   if (to_self)
     mailbox_.put(tag, data, n);  // no MPI, no copy through the network layer
   else
-    outbox_.post(dest, tag, data, n, std::move(keep));
+    outbox_.post(dest, tag, data, n, std::move(keep), net_.enabled() ? net_.on_send(dest, n) : 0);
   wakeup_.notify(dest, role_for(tag));
 }
 
@@ -83,9 +84,20 @@ bool Transport::try_receive(Tag tag, Incoming* out) {
     out->source = st.MPI_SOURCE;
     out->bytes.resize(static_cast<size_t>(count));
     MPI_Mrecv(out->bytes.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    if (net_.enabled()) net_.on_receive(out->source, tag, out->bytes.size());
   }
   traffic_.count_received(out->bytes, out->source == rank_);
   return true;
+}
+
+void Transport::received_page(int source, size_t n) {
+  traffic_.count_received_page(n);
+  if (net_.enabled()) net_.on_receive(source, kTagPage, n);
+}
+
+void Transport::read_one_sided(int target, size_t n, size_t kept) {
+  traffic_.count_received_page(kept);
+  if (net_.enabled()) net_.on_one_sided(target, n);
 }
 
 void Transport::poll_request(MPI_Request* request, const char* what, int from) {

@@ -14,10 +14,14 @@
 //   AckLedger      (ack_ledger.h)      acknowledgements owed to this process, and waiting for them
 //   Traffic        (traffic.h)         messages and bytes by type and direction
 //   DelayInjector  (delay_injector.h)  test-only random delays (SCOPEDSM_TEST_DELAY_US)
+//   NetModel       (net_model.h)       communication costs injected between nodes (SCOPEDSM_NET)
 //
 // A send checks the message's size (message_size.h), counts it, waits the
-// injected delay, hands it to the mailbox (to ourselves) or the outbox, and
-// wakes the receiving thread (wakeup.h).
+// injected delay, hands it to the mailbox (to ourselves) or the outbox (at
+// the departure time the cost model gives, when it is on), and wakes the
+// receiving thread (wakeup.h). A message received from MPI, a page
+// answering a GETP (received_page) and a one-sided read (read_one_sided)
+// pass through the cost model when it is on.
 //
 // Thread owner: built by the application thread at init; afterwards every
 // member is safe for both threads except await_reply() and acks(), which
@@ -37,6 +41,7 @@
 #include "transport/bytes.h"
 #include "transport/delay_injector.h"
 #include "transport/mailbox.h"
+#include "transport/net_model.h"
 #include "transport/node.h"
 #include "transport/outbox.h"
 #include "transport/spin_policy.h"
@@ -90,6 +95,18 @@ class Transport {
   // Completes finished sends; returns true if any finished.
   bool progress_sends() { return outbox_.progress(); }
   bool sends_pending() { return outbox_.pending(); }
+  // A send waits for its modelled departure (Outbox::delaying): do not sleep.
+  bool delaying_sends() const { return outbox_.delaying(); }
+
+  // The page (or run of pages) of `n` bytes answering our GETP to `source`
+  // has arrived: counts it, and holds the caller for the cost model.
+  void received_page(int source, size_t n);
+  // A one-sided read of `n` bytes from `target` has completed, of which
+  // `kept` are pages kept (the others are fetched again by message): counts
+  // those, and holds the caller for the cost model of the whole read.
+  void read_one_sided(int target, size_t n, size_t kept);
+  // The communication-cost model (SCOPEDSM_NET), and its counters.
+  NetModel& net() { return net_; }
 
   // Polls `done` until it returns true (Waiter::wait_until).
   void wait_until(WakeRole role, const std::function<bool()>& done, const char* what, int from,
@@ -155,6 +172,7 @@ class Transport {
   AckLedger acks_;
   Traffic traffic_;
   DelayInjector delay_;
+  NetModel net_;
 };
 
 }  // namespace scopedsm

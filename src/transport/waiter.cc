@@ -1,5 +1,7 @@
 #include "transport/waiter.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -10,14 +12,6 @@
 namespace scopedsm {
 
 namespace {
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 std::string format(const char* fmt, ...) {
@@ -54,7 +48,8 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
   const uint64_t deadline = tuning_.timeout_s > 0
                                 ? start + static_cast<uint64_t>(tuning_.timeout_s * 1e9) + (watched ? kWatchedGraceNs : 0)
                                 : UINT64_MAX;
-  uint64_t spin_until = start + tuning_.spin_ns;
+  const uint64_t extra = spin_extension_ns_ != nullptr ? spin_extension_ns_->load(std::memory_order_relaxed) : 0;
+  uint64_t spin_until = start + tuning_.spin_ns + extra;
   uint64_t last_poll = 0;  // 0 unless the previous step was an empty poll
   for (;;) {
     uint32_t seen = wakeup_->snapshot(role);
@@ -71,6 +66,14 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
       continue;
     }
     if (now >= deadline) fatal("%s", timeout_report(what, from, watched).c_str());
+    // A send waiting for its modelled departure (net_model.h) leaves only
+    // through someone's progress: poll instead of sleeping.
+    // Yield rather than spin: with more threads than cores the thread that
+    // must post may be the one this core would run next.
+    if (outbox_->delaying()) {
+      sched_yield();
+      continue;
+    }
     // Open MPI polls some channels only every few progress calls, so one
     // empty poll does not prove that nothing has arrived.
     bool found = false;
@@ -84,7 +87,7 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
     if (app) app_polling_.store(false, std::memory_order_relaxed);
     const bool woken = wakeup_->sleep(role, seen, nap);
     if (app) app_polling_.store(true, std::memory_order_relaxed);
-    if (woken) spin_until = now_ns() + std::max(tuning_.spin_ns, kSpinAfterWakeNs);
+    if (woken) spin_until = now_ns() + std::max(tuning_.spin_ns, kSpinAfterWakeNs) + extra;
     last_poll = 0;
   }
   if (app) app_polling_.store(false, std::memory_order_relaxed);

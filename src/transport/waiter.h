@@ -79,6 +79,9 @@ class Waiter {
   // Work the application thread does while it waits (serving requests);
   // returns true if it did something.
   void set_idle_work(std::function<bool()> work) { idle_work_ = std::move(work); }
+  // Polls this much longer before sleeping (the cost model's, net_model.h);
+  // set once at init, the word may change.
+  void set_spin_extension(const std::atomic<uint64_t>* ns) { spin_extension_ns_ = ns; }
   // Extra text appended to timeout reports (the lock stack).
   void set_wait_context(std::function<std::string()> context) { wait_context_ = std::move(context); }
 
@@ -89,6 +92,7 @@ class Waiter {
   SpinPolicy spin_policy_;
   std::atomic<bool> app_polling_{false};
   std::function<bool()> idle_work_;
+  const std::atomic<uint64_t>* spin_extension_ns_ = nullptr;
   std::function<std::string()> wait_context_;
 };
 

@@ -286,6 +286,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
                                 {"SCOPEDSM_LOCKS", "2147482622"},
+                                {"SCOPEDSM_NET", "occupancy=5,bandwidth=100,interrupt=2500"},
                                 {"SCOPEDSM_SUMMARY", "off"},
                                 {"SCOPEDSM_TEST_FAULT", "skip-diff,skip-notices"},
                                 {"SCOPEDSM_TEST_DELAY_US", "7"},
@@ -315,7 +316,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_LOCKS"], "2147482622");
   EXPECT_EQ(back.locks, 2147482622);
   EXPECT_EQ(vars["SCOPEDSM_SCHEDULE"], "sss,0.5");
-  EXPECT_EQ(vars.size(), 23u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_NET"], "occupancy=5,bandwidth=100,interrupt=2500");
+  EXPECT_EQ(vars.size(), 24u);  // all of them were set
 }
 
 }  // namespace
