@@ -37,6 +37,7 @@ enum class TestFault : uint32_t {
   kStaleHomeOffer = 1u << 9,    // a barrier writer offers to become the home even of pages whose copy it lost: stale homes
   kKeepLostHome = 1u << 10,     // a home whose page migrated keeps using its own memory as the page: lost writes
   kSlowBarrierFinish = 1u << 11,  // not a breakage: a process a barrier moves homes to finishes it 50 ms late (requests for them wait)
+  kStaleIncarnation = 1u << 12,   // lock grants leave out the oldest release the acquirer has not seen: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -56,6 +57,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kStaleHomeOffer, "stale-home-offer"},
     {TestFault::kKeepLostHome, "keep-lost-home"},
     {TestFault::kSlowBarrierFinish, "slow-barrier-finish"},
+    {TestFault::kStaleIncarnation, "stale-incarnation"},
 };
 
 struct Config {
@@ -71,6 +73,9 @@ struct Config {
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   bool home_migration = false;         // single writers become homes at barriers (HMIG)
+  bool lock_incarnations = true;       // lock grants carry only notices newer than the acquirer's version
+  bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy
+  bool central_barrier = false;        // SCOPEDSM_BARRIER=central: rounds meet at rank 0 (JIAJIA's BROADCAST off)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs

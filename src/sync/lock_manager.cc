@@ -48,7 +48,7 @@ std::vector<WriteNotice> LockManager::notices_after(const LockState& l, uint64_t
 
 AcquireGrantMsg LockManager::grant(int lock, LockState* l, const Waiter& w) {
   l->holder = w.rank;
-  return AcquireGrantMsg{static_cast<uint32_t>(lock), l->version, notices_after(*l, w.seen)};
+  return AcquireGrantMsg{static_cast<uint32_t>(lock), l->version, notices_after(*l, seen_by(w))};
 }
 
 void LockManager::send_grant(int lock, LockState* l, const Waiter& w) {
@@ -64,7 +64,7 @@ void LockManager::name_successor(int lock, LockState* l) {
   msg.successor = next.rank;
   // What the successor's grant from here would carry: the log newer than
   // the version it saw. The log cannot change before the holder releases.
-  msg.notices = notices_after(*l, next.seen);
+  msg.notices = notices_after(*l, seen_by(next));
   l->successor = next.rank;
   p_.transport->send(l->holder, kTagPeer, encode(msg, p_.transport->next_seq()));
 }

@@ -31,6 +31,10 @@ struct SyncParts {
   // The process's surface: the rendezvous manager names the calls of other
   // processes in its words (an SPMD program makes the same calls everywhere).
   const Surface* surface = &kCSurface;
+  // Start-up values of two switches (the client may change them at run
+  // time): SCOPEDSM_LOCK_INCARNATIONS and SCOPEDSM_BARRIER=central.
+  bool lock_incarnations = true;
+  bool central_barrier = false;
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages->allocated(), size}; }

@@ -269,6 +269,9 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_WRITE_DETECT", "all"},
                                 {"SCOPEDSM_NODE_SHARING", "off"},
                                 {"SCOPEDSM_HOME_MIGRATION", "on"},
+                                {"SCOPEDSM_LOCK_INCARNATIONS", "off"},
+                                {"SCOPEDSM_WRITER_RETENTION", "off"},
+                                {"SCOPEDSM_BARRIER", "central"},
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
                                 {"SCOPEDSM_SUMMARY", "off"},
@@ -290,7 +293,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(config_settings(back), config_settings(c));
   EXPECT_EQ(vars["SCOPEDSM_FETCH"], "message");
   EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
-  EXPECT_EQ(vars.size(), 17u);  // all of them were set
+  EXPECT_EQ(vars.size(), 20u);  // all of them were set
 }
 
 }  // namespace
