@@ -37,7 +37,7 @@ enum class TestFault : uint32_t {
   kStaleHomeOffer = 1u << 9,    // a barrier writer offers to become the home even of pages whose copy it lost: stale homes
   kKeepLostHome = 1u << 10,     // a home whose page migrated keeps using its own memory as the page: lost writes
   kSlowBarrierFinish = 1u << 11,  // not a breakage: a process a barrier moves homes to finishes it 50 ms late (requests for them wait)
-  kStaleIncarnation = 1u << 12,   // lock grants leave out the oldest release the acquirer has not seen: stale reads
+  kStaleIncarnation = 1u << 12,   // lock grants leave out the newest release's notices: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {

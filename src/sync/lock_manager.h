@@ -89,9 +89,10 @@ class LockManager {
   static void record(LockState* l, const std::vector<WriteNotice>& notices);
   // The log's notices newer than version `seen`, in version order.
   static std::vector<WriteNotice> notices_after(const LockState& l, uint64_t seen);
-  // The version `w` saw last (one more under the negative control
-  // stale-incarnation, which loses the oldest release it has not seen).
-  uint64_t seen_by(const Waiter& w) const { return w.seen + (p_.test_fault(TestFault::kStaleIncarnation) ? 1 : 0); }
+  // What `w`'s grant carries: the notices newer than the version it saw
+  // (under the negative control stale-incarnation, without the newest
+  // release's).
+  std::vector<WriteNotice> unseen_by(const LockState& l, const Waiter& w) const;
   LockState& lock_state(int lock, const char* what, int source);
   void refresh_epoch(LockState* l, uint32_t epoch);
   // Grants a free lock at once: into `inline_grant` if given (returns
