@@ -145,8 +145,13 @@ void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
  *            OFF traps every write
  *   LOADBAL  jia_loadcheck measures and jia_divtask weights (default ON);
  *            OFF: jia_loadcheck does nothing, jia_divtask splits evenly
- * Keys that are not built yet are accepted and reported once as not yet
- * active. */
+ *   BROADCAST the barrier's form (SCOPEDSM_BARRIER): ON (default) the
+ *            dissemination barrier, log2 N rounds among the processes,
+ *            which does what JIAJIA's tree broadcast did; OFF the central
+ *            barrier at rank 0 (must match everywhere)
+ *   WVEC     fetches bring whole pages (write vectors are not built,
+ *            docs/PROTOCOL.md section 6b): OFF changes nothing, ON says so
+ *            once */
 #ifndef ON
 #define OFF 0
 #define ON 1

@@ -167,7 +167,6 @@ void jia_config(int key, int value) {
   static const char* names[] = {"HMIG", "ADWD", "BROADCAST", "LOADBAL", "WVEC"};
   if (key < 0 || key > WVEC) scopedsm::fatal("jia_config(%d, %d): unknown feature key; use HMIG, ADWD, BROADCAST, LOADBAL or WVEC", key, value);
   if (value != ON && value != OFF) scopedsm::fatal("jia_config(%s, %d): value must be ON or OFF", names[key], value);
-  static bool reported[5] = {};
   if (key == ADWD) {
     // Adaptive write detection is ScopeDSM's default; OFF traps every write.
     rt.state().config.write_detect_all = value == OFF;
@@ -184,10 +183,23 @@ void jia_config(int key, int value) {
     rt.load().set_enabled(value == ON, rt.state().stats.app);
     return;
   }
-  if (!reported[key] && rt.state().rank == 0) {
-    reported[key] = true;
-    SCOPEDSM_LOG(scopedsm::LogLevel::kWarn, "jia_config(%s, %s): accepted, but this feature is not yet active in ScopeDSM",
-                 names[key], value == ON ? "ON" : "OFF");
+  if (key == BROADCAST) {
+    // JIAJIA's BROADCAST sent the barrier's grant down a tree; ScopeDSM's
+    // dissemination barrier (ON, the default) already takes ceil(log2 N)
+    // rounds with no manager. OFF selects the central barrier at rank 0
+    // (docs/PROTOCOL.md §4).
+    rt.state().config.central_barrier = value == OFF;
+    rt.sync().set_central_barrier(value == OFF);
+    return;
+  }
+  // WVEC: fetches bring whole pages; write vectors are not built
+  // (docs/PROTOCOL.md §6b). OFF is what happens anyway; ON says so once.
+  static bool told = false;
+  if (value == ON && !told && rt.state().rank == 0) {
+    told = true;
+    SCOPEDSM_LOG(scopedsm::LogLevel::kWarn,
+                 "jia_config(WVEC, ON): ScopeDSM fetches whole pages (runs of them, docs/PROTOCOL.md §2.5); write "
+                 "vectors are not built (docs/PROTOCOL.md §6b), so this changes nothing");
   }
 }
 

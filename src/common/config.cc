@@ -131,6 +131,16 @@ const std::vector<ConfigVariable>& config_variables() {
        "'on': at a barrier, a page written since the previous barrier by one process only, which still holds "
        "its copy, gets that process as its new home (JIAJIA's HMIG), decided alike on every process from the "
        "barrier's write notices, with no extra message. jia_config(HMIG, ON/OFF) sets it at run time."},
+      {"SCOPEDSM_LOCK_INCARNATIONS", "on",
+       "'on': a lock grant carries only the write notices of releases the acquirer has not seen (JIAJIA's "
+       "incarnation numbers); 'off': every notice the lock holds since the last barrier."},
+      {"SCOPEDSM_WRITER_RETENTION", "on",
+       "'on': a write notice whose only writer is this process leaves its copy valid (single-writer retention); "
+       "'off': it invalidates the copy like any other notice."},
+      {"SCOPEDSM_BARRIER", "dissemination",
+       "'dissemination': barrier rounds among all processes, ceil(log2 N) messages each; 'central': every process "
+       "sends its notices to rank 0, which merges them and sends the result back (JIAJIA's barrier without "
+       "BROADCAST). jia_config(BROADCAST, ON/OFF) selects them at run time."},
       {"SCOPEDSM_FETCH", "auto",
        "How a page homed on another node is read. 'rma': one-sided MPI_Get from the home's memory, which needs "
        "no home CPU where the MPI library and network progress it without the target. 'message': a request "
@@ -327,6 +337,19 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     Status s = parse_bool("SCOPEDSM_HOME_MIGRATION", *v, &c.home_migration);
     if (!s.ok()) return s;
   }
+  if (auto v = lookup("SCOPEDSM_LOCK_INCARNATIONS")) {
+    Status s = parse_bool("SCOPEDSM_LOCK_INCARNATIONS", *v, &c.lock_incarnations);
+    if (!s.ok()) return s;
+  }
+  if (auto v = lookup("SCOPEDSM_WRITER_RETENTION")) {
+    Status s = parse_bool("SCOPEDSM_WRITER_RETENTION", *v, &c.writer_retention);
+    if (!s.ok()) return s;
+  }
+  if (auto v = lookup("SCOPEDSM_BARRIER")) {
+    if (*v == "dissemination") c.central_barrier = false;
+    else if (*v == "central") c.central_barrier = true;
+    else return bad("SCOPEDSM_BARRIER", *v, "dissemination or central");
+  }
   if (auto v = lookup("SCOPEDSM_FETCH")) {
     if (*v == "auto") c.fetch = FetchMode::kAuto;
     else if (*v == "rma") c.fetch = FetchMode::kRma;
@@ -515,6 +538,9 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"write_detect", c.write_detect_all ? "all" : "adaptive"});
   out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
+  out.push_back({"lock_incarnations", c.lock_incarnations ? "on" : "off"});
+  out.push_back({"writer_retention", c.writer_retention ? "on" : "off"});
+  out.push_back({"barrier", c.central_barrier ? "central" : "dissemination"});
   out.push_back({"fetch", fetch_mode_name(c.fetch)});
   out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});
   out.push_back({"home_backing", c.home_backing_dir.empty() ? "memory" : "file:" + c.home_backing_dir});

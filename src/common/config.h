@@ -44,6 +44,7 @@ enum class TestFault : uint32_t {
   kSlowHandoffRelease = 1u << 12,  // not a breakage: a holder sends its REL 50 ms after handing the lock over (the successor's REL arrives first)
   kReleaseSkipDiff = 1u << 13,    // a release hint drops a written copy without sending its diff: lost writes
   kNoSteal = 1u << 14,            // loop scheduling never steals (AFS, AAFS, ABS): iterations of others' queues left undone
+  kStaleIncarnation = 1u << 15,   // lock grants leave out the newest release's notices: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -66,6 +67,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kSlowHandoffRelease, "slow-handoff-release"},
     {TestFault::kReleaseSkipDiff, "release-skip-diff"},
     {TestFault::kNoSteal, "no-steal"},
+    {TestFault::kStaleIncarnation, "stale-incarnation"},
 };
 
 // The communication-cost model (SCOPEDSM_NET; transport/net_model.h says
@@ -103,6 +105,9 @@ struct Config {
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   bool home_migration = false;         // single writers become homes at barriers (HMIG)
+  bool lock_incarnations = true;       // lock grants carry only notices newer than the acquirer's version
+  bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy
+  bool central_barrier = false;        // SCOPEDSM_BARRIER=central: rounds meet at rank 0 (JIAJIA's BROADCAST off)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs

@@ -46,6 +46,7 @@ Coherence::Coherence(const CoherenceParts& p)
       size_(p.size),
       write_detect_all_(p.write_detect_all),
       home_migration_(p.home_migration),
+      writer_retention_(p.writer_retention),
       max_run_(std::max<uint32_t>(1, std::min(p.fetch_pages, kMaxFetchPages))),
       window_(std::min<uint32_t>(4, max_run_)),
       test_faults_(p.test_faults),
@@ -614,8 +615,16 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
   if (test_fault(TestFault::kSkipInvalidate)) return;  // negative control: stale reads
   std::vector<uint32_t> drop;
   for (const WriteNotice& n : notices) {
-    if (n.writer == rank_) continue;  // only we wrote it: our copy is current
     PageMeta& m = (*pages_)[n.page];
+    if (n.writer == rank_) {
+      // Only we wrote it: our copy is current (single-writer retention).
+      // Without retention it is dropped like any other, except a copy a
+      // barrier is about to make the page's home (its offer, §6a).
+      if (writer_retention_ || n.offers_home) {
+        if (m.state == PageState::kReadOnly || m.state == PageState::kPrefetched) ++stats_->retained;
+        continue;
+      }
+    }
     if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite || m.state == PageState::kPrefetched) {
       if (m.state == PageState::kReadWrite)
         fatal("internal error: write notice for page %u while it is still being written", n.page);

@@ -43,6 +43,7 @@ struct CoherenceParts {
   int size = 1;
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
   bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
+  bool writer_retention = true;   // SCOPEDSM_WRITER_RETENTION: our own single-writer notices keep our copy
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
@@ -188,6 +189,7 @@ class Coherence {
   const int size_;
   bool write_detect_all_;
   bool home_migration_;
+  const bool writer_retention_;
   const uint32_t max_run_;
   uint32_t window_;  // the run a sequential fault fetches; doubles when a run is used, halves when wasted
   const uint32_t test_faults_;

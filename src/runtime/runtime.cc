@@ -184,6 +184,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.size = size;
   parts.write_detect_all = cfg.write_detect_all;
   parts.home_migration = cfg.home_migration;
+  parts.writer_retention = cfg.writer_retention;
   parts.fetch_pages = cfg.fetch_pages;
   parts.test_faults = cfg.test_faults;
   parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;

@@ -52,7 +52,7 @@ struct RuntimeState {
   // The parts the synchronization modules and the service work with.
   SyncParts sync_parts() {
     return SyncParts{rank,      size,   config.test_faults, config.timeout_s, &transport, &pages, &barriers_done,
-                     &in_barrier, surface, config.locks};
+                     &in_barrier, surface,      config.locks, config.lock_incarnations, config.central_barrier};
   }
 };
 

@@ -60,11 +60,13 @@ namespace scopedsm {
   X(diff_bytes_made)             \
   X(node_diffs)                  \
   X(invalidations)               \
+  X(retained)                    \
   X(evictions)                   \
   X(dirty_evictions)             \
   X(stale_discards)              \
   X(locks)                       \
   X(handoffs)                    \
+  X(grant_notices)               \
   X(unlocks)                     \
   X(barriers)                    \
   X(waits)                       \

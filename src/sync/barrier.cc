@@ -50,45 +50,76 @@ void Barrier::watch(uint32_t call, const std::string& what) {
   }
 }
 
-std::vector<WriteNotice> Barrier::run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine) {
+void Barrier::send_round(int to, BarrierMsg& out, uint32_t round) {
   Transport& t = *p_.transport;
-  const int n = rounds(p_.size);
+  out.round = round;
+  t.send(to, kTagPeer, encode(out, t.next_seq()));
+}
+
+void Barrier::take_round(ApiCall api, uint32_t epoch, uint32_t call, int from, uint32_t round, uint64_t start,
+                         bool* stall_told, std::vector<WriteNotice>* into, bool last) {
+  Transport& t = *p_.transport;
+  auto& queue = inbox_->rounds_from(from);
+  char what[96];  // for a timeout report only: no allocation per round
+  std::snprintf(what, sizeof what, "rank %d's round %u of barrier %u (BARR)", from, round, epoch);
+  t.wait_until(
+      WakeRole::kApp,
+      [&] {
+        inbox_->drain();
+        if (!queue.empty()) return true;
+        if (stall_after_ns_ != 0 && !*stall_told && now_ns() - start >= stall_after_ns_) {
+          t.send(0, kTagRequest, encode(BarrierStallMsg{epoch, now_ns() - start}, t.next_seq()));
+          *stall_told = true;
+        }
+        return false;
+      },
+      what, from, /*watched=*/stall_after_ns_ != 0);
+  Incoming in = std::move(queue.front().in);
+  queue.pop_front();
+  auto msg = decode_or_fatal<BarrierMsg>(in.bytes, from, p_.limits());
+  if (msg.call != call) mismatch(from, msg.call, api.name, call);
+  const bool their_central = msg.round >= kCentralUp, our_central = round >= kCentralUp;
+  if (their_central != our_central)
+    fatal("mismatched barriers: rank %d uses the %s barrier and rank %d the %s one; select the same on every process "
+          "(SCOPEDSM_BARRIER, jia_config(BROADCAST, ...))",
+          from, their_central ? "central" : "dissemination", p_.rank, our_central ? "central" : "dissemination");
+  if (msg.epoch != epoch || msg.round != round)
+    fatal("protocol error: rank %d sent round %u of barrier %u where round %u of barrier %u was due", from, msg.round,
+          msg.epoch, round, epoch);
+  if (!sorted_by_page(msg.notices))
+    fatal("protocol error: rank %d's round %u of barrier %u has notices out of page order", from, round, epoch);
+  // Negative controls: a round's notices are lost (tests must notice).
+  if (p_.test_fault(TestFault::kSkipNotices)) return;
+  if (last && p_.test_fault(TestFault::kSkipBarrierRound)) return;
+  if (round == kCentralDown) {
+    *into = std::move(msg.notices);  // rank 0's merge includes ours
+  } else {
+    merge_sorted(into, msg.notices);
+  }
+}
+
+std::vector<WriteNotice> Barrier::run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine,
+                                      bool central) {
   const uint64_t start = now_ns();
   bool stall_told = false;
   // What we send in each round: every notice we know so far, merged in place.
   BarrierMsg out{epoch, call, 0, std::move(mine)};
+  if (central) {
+    if (p_.rank != 0) {
+      send_round(0, out, kCentralUp);
+      take_round(api, epoch, call, 0, kCentralDown, start, &stall_told, &out.notices, true);
+    } else {
+      for (int s = 1; s < p_.size; ++s)
+        take_round(api, epoch, call, s, kCentralUp, start, &stall_told, &out.notices, s == p_.size - 1);
+      for (int s = 1; s < p_.size; ++s) send_round(s, out, kCentralDown);
+    }
+    return std::move(out.notices);
+  }
+  const int n = rounds(p_.size);
   for (int k = 0; k < n; ++k) {
     const int to = target(p_.rank, p_.size, k), from = source(p_.rank, p_.size, k);
-    out.round = static_cast<uint32_t>(k);
-    t.send(to, kTagPeer, encode(out, t.next_seq()));
-    auto& queue = inbox_->rounds_from(from);
-    char what[96];  // for a timeout report only: no allocation per round
-    std::snprintf(what, sizeof what, "rank %d's round %d of barrier %u (BARR)", from, k, epoch);
-    t.wait_until(
-        WakeRole::kApp,
-        [&] {
-          inbox_->drain();
-          if (!queue.empty()) return true;
-          if (stall_after_ns_ != 0 && !stall_told && now_ns() - start >= stall_after_ns_) {
-            t.send(0, kTagRequest, encode(BarrierStallMsg{epoch, now_ns() - start}, t.next_seq()));
-            stall_told = true;
-          }
-          return false;
-        },
-        what, from, /*watched=*/stall_after_ns_ != 0);
-    Incoming in = std::move(queue.front().in);
-    queue.pop_front();
-    const auto msg = decode_or_fatal<BarrierMsg>(in.bytes, from, p_.limits());
-    if (msg.call != call) mismatch(from, msg.call, api.name, call);
-    if (msg.epoch != epoch || msg.round != static_cast<uint32_t>(k))
-      fatal("protocol error: rank %d sent round %u of barrier %u where round %d of barrier %u was due", from,
-            msg.round, msg.epoch, k, epoch);
-    if (!sorted_by_page(msg.notices))
-      fatal("protocol error: rank %d's round %d of barrier %u has notices out of page order", from, k, epoch);
-    // Negative controls: a round's notices are lost (tests must notice).
-    if (p_.test_fault(TestFault::kSkipNotices)) continue;
-    if (k == n - 1 && p_.test_fault(TestFault::kSkipBarrierRound)) continue;
-    merge_sorted(&out.notices, msg.notices);
+    send_round(to, out, static_cast<uint32_t>(k));
+    take_round(api, epoch, call, from, static_cast<uint32_t>(k), start, &stall_told, &out.notices, k == n - 1);
   }
   return std::move(out.notices);
 }

@@ -31,6 +31,15 @@
 // rank 0 (BARRSTALL), whose rendezvous manager names the ranks that never
 // arrive (RendezvousManager::check_stalls).
 //
+// Central (SCOPEDSM_BARRIER=central, jia_config(BROADCAST, OFF)): JIAJIA's
+// barrier without its BROADCAST option, kept so that its configuration can
+// be measured. Every other rank sends rank 0 its notices (BARR round
+// kCentralUp); rank 0 merges them with its own and sends the merge to each
+// (round kCentralDown). 2(N-1) messages, all through rank 0, two message
+// latencies plus rank 0's N-1 sends on the critical path. A process in
+// another collective call is found only by rank 0 (it gets the rounds), or
+// by the stall report at the timeout.
+//
 // Thread owner: the application thread.
 #pragma once
 
@@ -60,7 +69,13 @@ class Barrier {
   // `call` (`api`, named in mismatch reports), contributing `mine` (sorted
   // by page, one notice per page). Returns the merge of every process's
   // notices, sorted by page.
-  std::vector<WriteNotice> run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine);
+  // `central`: the central form (rank 0 gathers and answers).
+  std::vector<WriteNotice> run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine,
+                               bool central = false);
+
+  // The round numbers of the central form (dissemination rounds are below 32).
+  static constexpr uint32_t kCentralUp = 1000;
+  static constexpr uint32_t kCentralDown = 1001;
 
   // While this process waits in collective call number `call`, described by
   // `what` (the surface's wait, an allocation, its finalize): takes the barrier rounds
@@ -69,6 +84,12 @@ class Barrier {
 
  private:
   void mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const;
+  // Sends `out` as round `round` to `to`.
+  void send_round(int to, BarrierMsg& out, uint32_t round);
+  // Waits for the next round from `from`, checks it is round `round` of
+  // barrier `epoch` and call `call`, and merges its notices into `into`.
+  void take_round(ApiCall api, uint32_t epoch, uint32_t call, int from, uint32_t round, uint64_t start,
+                  bool* stall_told, std::vector<WriteNotice>* into, bool last);
 
   const SyncParts p_;
   const uint64_t stall_after_ns_;  // when a waiting process tells rank 0 (0: never)

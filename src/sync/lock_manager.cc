@@ -46,9 +46,19 @@ std::vector<WriteNotice> LockManager::notices_after(const LockState& l, uint64_t
   return out;
 }
 
+std::vector<WriteNotice> LockManager::unseen_by(const LockState& l, const Waiter& w) const {
+  if (!p_.test_fault(TestFault::kStaleIncarnation)) return notices_after(l, w.seen);
+  auto end = std::lower_bound(l.log.begin(), l.log.end(), l.version,
+                              [](const LoggedNotice& e, uint64_t v) { return e.version < v; });
+  std::vector<WriteNotice> out;
+  for (auto it = l.log.begin(); it != end; ++it)
+    if (it->version > w.seen) out.push_back(it->notice);
+  return out;
+}
+
 AcquireGrantMsg LockManager::grant(int lock, LockState* l, const Waiter& w) {
   l->holder = w.rank;
-  return AcquireGrantMsg{static_cast<uint32_t>(lock), l->version, notices_after(*l, w.seen)};
+  return AcquireGrantMsg{static_cast<uint32_t>(lock), l->version, unseen_by(*l, w)};
 }
 
 void LockManager::send_grant(int lock, LockState* l, const Waiter& w) {
@@ -64,7 +74,7 @@ void LockManager::name_successor(int lock, LockState* l) {
   msg.successor = next.rank;
   // What the successor's grant from here would carry: the log newer than
   // the version it saw. The log cannot change before the holder releases.
-  msg.notices = notices_after(*l, next.seen);
+  msg.notices = unseen_by(*l, next);
   l->successor = next.rank;
   p_.transport->send(l->holder, kTagPeer, encode(msg, p_.transport->next_seq()));
 }

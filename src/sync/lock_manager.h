@@ -90,6 +90,10 @@ class LockManager {
   static void record(LockState* l, const std::vector<WriteNotice>& notices);
   // The log's notices newer than version `seen`, in version order.
   static std::vector<WriteNotice> notices_after(const LockState& l, uint64_t seen);
+  // What `w`'s grant carries: the notices newer than the version it saw
+  // (under the negative control stale-incarnation, without the newest
+  // release's).
+  std::vector<WriteNotice> unseen_by(const LockState& l, const Waiter& w) const;
   LockState& lock_state(int lock, const char* what, int source);
   void refresh_epoch(LockState* l, uint32_t epoch);
   // Grants a free lock at once: into `inline_grant` if given (returns

@@ -32,6 +32,10 @@ struct SyncParts {
   // processes in its words (an SPMD program makes the same calls everywhere).
   const Surface* surface = &kCSurface;
   int locks = kMaxLocks;  // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)
+  // Start-up values of two switches (the client may change them at run
+  // time): SCOPEDSM_LOCK_INCARNATIONS and SCOPEDSM_BARRIER=central.
+  bool lock_incarnations = true;
+  bool central_barrier = false;
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages->allocated(), size, locks + kReservedLocks}; }

@@ -52,7 +52,9 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
       barrier_(parts, &inbox_),
       own_locks_(here.locks),
       own_home_(here.home),
-      serve_mutex_(here.mutex) {}
+      serve_mutex_(here.mutex),
+      lock_incarnations_(parts.lock_incarnations),
+      central_barrier_(parts.central_barrier) {}
 
 void SyncClient::check_lock_id(ApiCall call, int lock) const {
   if (lock < 0 || lock >= p_.locks)
@@ -92,7 +94,9 @@ void SyncClient::acquire(ApiCall call, int lock) {
   c_->close_interval();
   const int home = LockManager::home_of(lock, p_.size);
   Transport& t = *p_.transport;
-  AcquireMsg req{static_cast<uint32_t>(lock), c_->epoch(), seen_[lock]};
+  // Without incarnations the grant carries every notice since the barrier
+  // (JIAJIA_base): we claim to have seen nothing.
+  AcquireMsg req{static_cast<uint32_t>(lock), c_->epoch(), lock_incarnations_ ? seen_[lock] : 0};
   AcquireGrantMsg grant;
   bool granted = false;
   if (home == p_.rank) {
@@ -111,6 +115,7 @@ void SyncClient::acquire(ApiCall call, int lock) {
   }
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
   seen_[lock] = grant.version;
+  stats_->grant_notices += grant.notices.size();
   c_->invalidate(grant.notices);
   stack_->push(lock);
 }
@@ -177,7 +182,7 @@ void SyncClient::barrier(ApiCall call) {
   // Before our first round leaves: nobody finishes this barrier (and asks
   // us for a page it may move here) before that round has reached them.
   p_.in_barrier->store(true, std::memory_order_seq_cst);
-  std::vector<WriteNotice> merged = barrier_.run(call, epoch, calls_++, c_->barrier_notices(stack_->take_bottom()));
+  std::vector<WriteNotice> merged = barrier_.run(call, epoch, calls_++, c_->barrier_notices(stack_->take_bottom()), central_barrier_);
   if (p_.test_fault(TestFault::kSlowBarrierFinish) &&
       std::any_of(merged.begin(), merged.end(), [&](const WriteNotice& n) { return n.offers_home && n.writer == p_.rank; }))
     sleep_ns(50'000'000);  // test only: others finish first and ask for the pages coming here

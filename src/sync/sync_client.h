@@ -65,6 +65,10 @@ class SyncClient {
     return it == seen_.end() ? 0 : it->second;
   }
 
+  // jia_config(BROADCAST, ON/OFF): the dissemination barrier or the central
+  // one (every process must make the same choice before its next barrier).
+  void set_central_barrier(bool central) { central_barrier_ = central; }
+
  private:
   void check_lock_id(ApiCall call, int lock) const;
   void acquire(ApiCall call, int lock);
@@ -86,6 +90,8 @@ class SyncClient {
   LockManager* const own_locks_;
   HomeServer* const own_home_;
   std::mutex* const serve_mutex_;
+  const bool lock_incarnations_;  // SCOPEDSM_LOCK_INCARNATIONS: ACQ names the version we saw (off: 0)
+  bool central_barrier_;          // SCOPEDSM_BARRIER=central, or jia_config(BROADCAST, OFF)
   uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)
 };
 

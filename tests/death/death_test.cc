@@ -182,6 +182,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"jia_alloc_negative_size", 2, "jia_alloc\\(size=-4096, block=-4096, starthost=0\\): negative size", {}},
         Case{"alloc_mismatch", 2, "mismatched collective calls: rank [01] called jia_alloc3\\(size=(4096|8192)", {}},
         Case{"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)", {}},
+        // jia_config(BROADCAST, OFF) on one process only: the barrier's forms differ.
+        Case{"barrier_forms_differ", 3, "mismatched barriers: rank [0-2] uses the (central|dissemination) barrier", {}},
         // The barrier's rounds go from process to process; whoever receives
         // one while in another call reports both.
         Case{"wait_vs_barrier", 3, "rank 1: mismatched collective calls: rank 0 called jia_barrier but rank 1 called jia_wait",

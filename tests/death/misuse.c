@@ -66,6 +66,9 @@ static int surface_case(const struct surface *api, const char *c) {
   } else if (!strcmp(c, "barrier_vs_alloc")) {
     if (api->rank() == 0) api->barrier();
     else api->alloc(4096);
+  } else if (!strcmp(c, "barrier_forms_differ")) {
+    if (api->rank() == 1) jia_config(BROADCAST, OFF);
+    api->barrier();
   } else if (!strcmp(c, "locks_held_at_exit")) {
     api->lock(5);
     api->finalize();

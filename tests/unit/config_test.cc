@@ -283,6 +283,9 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_WRITE_DETECT", "all"},
                                 {"SCOPEDSM_NODE_SHARING", "off"},
                                 {"SCOPEDSM_HOME_MIGRATION", "on"},
+                                {"SCOPEDSM_LOCK_INCARNATIONS", "off"},
+                                {"SCOPEDSM_WRITER_RETENTION", "off"},
+                                {"SCOPEDSM_BARRIER", "central"},
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
                                 {"SCOPEDSM_LOCKS", "2147482622"},
@@ -317,7 +320,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(back.locks, 2147482622);
   EXPECT_EQ(vars["SCOPEDSM_SCHEDULE"], "sss,0.5");
   EXPECT_EQ(vars["SCOPEDSM_NET"], "occupancy=5,bandwidth=100,interrupt=2500");
-  EXPECT_EQ(vars.size(), 24u);  // all of them were set
+  EXPECT_EQ(vars.size(), 27u);  // all of them were set
 }
 
 }  // namespace
