@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "common/surface.h"
@@ -28,5 +29,15 @@ void cv_wait(ApiCall call, int cv);
 void* alloc_default(ApiCall call, const std::string& text, std::size_t size);
 void* alloc_cyclic(ApiCall call, const std::string& text, std::size_t size, std::size_t block, int start_rank);
 void* alloc_first_touch(ApiCall call, const std::string& text, std::size_t size);
+// Atomics at the home and AMO synchronization (scopedsm.h); the arguments
+// as the C API's, checked here. atomic returns the word's old bits.
+uint64_t atomic(ApiCall call, void* addr, int type, int op, uint64_t operand, uint64_t expected, int order);
+// atomic on values of `type` at the pointers (scopedsm_atomic's contract).
+void atomic_values(ApiCall call, void* addr, int type, int op, const void* operand, const void* expected, void* old,
+                   int order);
+int64_t amo_inc(ApiCall call, int64_t* counter, int64_t test, int order);
+void amo_wait(ApiCall call, int64_t* counter, int64_t value, int order);
+void amo_barrier(ApiCall call, int64_t* counter, int order);
+double amo_reduce_sum(ApiCall call, void* reduction, double value, int order);
 
 }  // namespace scopedsm::api

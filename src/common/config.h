@@ -37,6 +37,7 @@ enum class TestFault : uint32_t {
   kStaleHomeOffer = 1u << 9,    // a barrier writer offers to become the home even of pages whose copy it lost: stale homes
   kKeepLostHome = 1u << 10,     // a home whose page migrated keeps using its own memory as the page: lost writes
   kSlowBarrierFinish = 1u << 11,  // not a breakage: a process a barrier moves homes to finishes it 50 ms late (requests for them wait)
+  kAtomicTorn = 1u << 12,       // atomics at the home load, yield, then store: lost updates
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -56,6 +57,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kStaleHomeOffer, "stale-home-offer"},
     {TestFault::kKeepLostHome, "keep-lost-home"},
     {TestFault::kSlowBarrierFinish, "slow-barrier-finish"},
+    {TestFault::kAtomicTorn, "atomic-torn"},
 };
 
 struct Config {

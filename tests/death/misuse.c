@@ -176,7 +176,6 @@ int main(int argc, char **argv) {
     jia_lock(0);
     jia_alloc(4096);
   }
-  if (!strcmp(c, "explicit_placement_under_first_touch")) jia_alloc3(8192, 4096, 0);
   if (!strcmp(c, "touch_after_exit")) {
     volatile char *a = (char *)jia_alloc(4096);
     jia_exit();
