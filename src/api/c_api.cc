@@ -84,8 +84,8 @@ static_assert(SCOPEDSM_LOAD == static_cast<int>(AtomicOp::kLoad) &&
               SCOPEDSM_COMPARE_EXCHANGE == static_cast<int>(AtomicOp::kCompareExchange));
 static_assert(SCOPEDSM_DOUBLE == static_cast<int>(AtomicType::kDouble) &&
               SCOPEDSM_UINT64 == static_cast<int>(AtomicType::kUint64));
-static_assert(SCOPEDSM_SEQ_CST == static_cast<int>(MemoryOrder::kSeqCst) &&
-              SCOPEDSM_RELEASE == static_cast<int>(MemoryOrder::kRelease));
+static_assert(SCOPEDSM_SEQ_CST == static_cast<int>(AtomicOrder::kSeqCst) &&
+              SCOPEDSM_RELEASE == static_cast<int>(AtomicOrder::kRelease));
 static_assert(offsetof(scopedsm_amo_reduction, sum) == 8 && sizeof(scopedsm_amo_reduction) == 24);
 
 struct Word {
@@ -100,7 +100,7 @@ Word locate_word(Runtime& rt, ApiCall call, const void* addr, size_t bytes, int 
   const auto& region = rt.state().region;
   if (!region.contains(addr) || region.page_of(addr) >= rt.state().pages.allocated())
     fatal("%s(%p): the address is not allocated shared memory", call.name, addr);
-  if (order < 0 || order >= static_cast<int>(MemoryOrder::kCount))
+  if (order < 0 || order >= static_cast<int>(AtomicOrder::kCount))
     fatal("%s(%p): memory order %d is not a scopedsm_memory_order", call.name, addr, order);
   const uint64_t page = region.page_of(addr);
   const uint64_t offset = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(region.app(page));
@@ -122,7 +122,7 @@ uint64_t atomic(ApiCall call, void* addr, int type, int op, uint64_t operand, ui
       !why.empty())
     fatal("%s(%p): %s", call.name, addr, why.c_str());
   return rt.sync().atomic(call, w.page, w.offset, static_cast<AtomicOp>(op), static_cast<AtomicType>(type), operand,
-                          expected, static_cast<MemoryOrder>(order));
+                          expected, static_cast<AtomicOrder>(order));
 }
 
 void atomic_values(ApiCall call, void* addr, int type, int op, const void* operand, const void* expected, void* old,
@@ -143,25 +143,25 @@ void atomic_values(ApiCall call, void* addr, int type, int op, const void* opera
 int64_t amo_inc(ApiCall call, int64_t* counter, int64_t test, int order) {
   Runtime& rt = Runtime::require_running(call);
   const Word w = locate_word(rt, call, counter, 8, order);
-  return rt.sync().amo_inc(call, w.page, w.offset, test, 0, static_cast<MemoryOrder>(order));
+  return rt.sync().amo_inc(call, w.page, w.offset, test, 0, static_cast<AtomicOrder>(order));
 }
 
 void amo_wait(ApiCall call, int64_t* counter, int64_t value, int order) {
   Runtime& rt = Runtime::require_running(call);
   const Word w = locate_word(rt, call, counter, 8, order);
-  rt.sync().amo_wait(call, w.page, w.offset, value, static_cast<MemoryOrder>(order));
+  rt.sync().amo_wait(call, w.page, w.offset, value, static_cast<AtomicOrder>(order));
 }
 
 void amo_barrier(ApiCall call, int64_t* counter, int order) {
   Runtime& rt = Runtime::require_running(call);
   const Word w = locate_word(rt, call, counter, 8, order);
-  rt.sync().amo_barrier(call, w.page, w.offset, static_cast<MemoryOrder>(order));
+  rt.sync().amo_barrier(call, w.page, w.offset, static_cast<AtomicOrder>(order));
 }
 
 double amo_reduce_sum(ApiCall call, void* reduction, double value, int order) {
   Runtime& rt = Runtime::require_running(call);
   const Word w = locate_word(rt, call, reduction, sizeof(scopedsm_amo_reduction), order);
-  return rt.sync().amo_reduce_sum(call, w.page, w.offset, value, static_cast<MemoryOrder>(order));
+  return rt.sync().amo_reduce_sum(call, w.page, w.offset, value, static_cast<AtomicOrder>(order));
 }
 
 }  // namespace scopedsm::api

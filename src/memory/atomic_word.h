@@ -35,9 +35,9 @@ enum class AtomicType : uint32_t { kInt32 = 0, kUint32, kInt64, kUint64, kFloat,
 // What an atomic orders besides itself, in scope consistency
 // (docs/MEMORY_MODEL.md, "Atomics at the home"); numbered as
 // scopedsm_memory_order.
-enum class MemoryOrder : uint32_t { kRelaxed = 0, kAcquire, kRelease, kAcqRel, kSeqCst, kCount };
-inline bool releases(MemoryOrder o) { return o == MemoryOrder::kRelease || o == MemoryOrder::kAcqRel || o == MemoryOrder::kSeqCst; }
-inline bool acquires(MemoryOrder o) { return o == MemoryOrder::kAcquire || o == MemoryOrder::kAcqRel || o == MemoryOrder::kSeqCst; }
+enum class AtomicOrder : uint32_t { kRelaxed = 0, kAcquire, kRelease, kAcqRel, kSeqCst, kCount };
+inline bool releases(AtomicOrder o) { return o == AtomicOrder::kRelease || o == AtomicOrder::kAcqRel || o == AtomicOrder::kSeqCst; }
+inline bool acquires(AtomicOrder o) { return o == AtomicOrder::kAcquire || o == AtomicOrder::kAcqRel || o == AtomicOrder::kSeqCst; }
 
 const char* atomic_op_name(AtomicOp op);      // "fetch_add", ...; "?" if out of range
 const char* atomic_type_name(AtomicType t);   // "int32", ...; "?" if out of range

@@ -8,14 +8,14 @@
 
 namespace scopedsm {
 
-void SyncClient::release_before(MemoryOrder order) {
+void SyncClient::release_before(AtomicOrder order) {
   if (!releases(order)) return;
   // Everything we wrote is at its home before the atomic takes effect.
   c_->close_interval();
   c_->flush_diffs(-1);
 }
 
-void SyncClient::acquire_after(MemoryOrder order) {
+void SyncClient::acquire_after(AtomicOrder order) {
   if (!acquires(order)) return;
   // No cached copy older than the atomic survives it. Our own writes go home
   // first, so that the copies fetched again still show them.
@@ -37,7 +37,7 @@ void SyncClient::announce(const AmoNotifyMsg& note) {
 }
 
 uint64_t SyncClient::atomic(ApiCall call, uint64_t page, uint32_t offset, AtomicOp op, AtomicType type,
-                            uint64_t operand, uint64_t expected, MemoryOrder order) {
+                            uint64_t operand, uint64_t expected, AtomicOrder order) {
   release_before(order);
   const uint64_t old = c_->atomic(page, offset, op, type, operand, expected, call.name);
   acquire_after(order);
@@ -45,7 +45,7 @@ uint64_t SyncClient::atomic(ApiCall call, uint64_t page, uint32_t offset, Atomic
 }
 
 int64_t SyncClient::amo_inc(ApiCall call, uint64_t page, uint32_t offset, int64_t test, uint64_t payload,
-                            MemoryOrder order) {
+                            AtomicOrder order) {
   release_before(order);
   const int64_t old = arrive(call, page, offset);
   if (old + 1 == test) {
@@ -54,7 +54,7 @@ int64_t SyncClient::amo_inc(ApiCall call, uint64_t page, uint32_t offset, int64_
   return old;
 }
 
-uint64_t SyncClient::amo_wait(ApiCall call, uint64_t page, uint32_t offset, int64_t value, MemoryOrder order) {
+uint64_t SyncClient::amo_wait(ApiCall call, uint64_t page, uint32_t offset, int64_t value, AtomicOrder order) {
   uint64_t payload = 0;
   char what[96];  // for a timeout report only
   std::snprintf(what, sizeof what, "%s: the AMO counter at page %u to reach %lld (AMONOTIFY)", call.name,
@@ -70,7 +70,7 @@ uint64_t SyncClient::amo_wait(ApiCall call, uint64_t page, uint32_t offset, int6
   return payload;
 }
 
-void SyncClient::amo_barrier(ApiCall call, uint64_t page, uint32_t offset, MemoryOrder order) {
+void SyncClient::amo_barrier(ApiCall call, uint64_t page, uint32_t offset, AtomicOrder order) {
   // The episode's test value follows from the old value: arrivals of one
   // episode find it in [k N, (k + 1) N), and the next episode's cannot start
   // before this one's notification.
@@ -82,7 +82,7 @@ void SyncClient::amo_barrier(ApiCall call, uint64_t page, uint32_t offset, Memor
   amo_wait(call, page, offset, target, order);
 }
 
-double SyncClient::amo_reduce_sum(ApiCall call, uint64_t page, uint32_t offset, double value, MemoryOrder order) {
+double SyncClient::amo_reduce_sum(ApiCall call, uint64_t page, uint32_t offset, double value, AtomicOrder order) {
   const int64_t n = p_.size;
   release_before(order);
   // The episode, hence the accumulator, from the counter's current value.
