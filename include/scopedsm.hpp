@@ -224,7 +224,7 @@ constexpr int atomic_type_of() {
   }
 }
 template <typename T>
-T atomic_op(T* p, int op, T v, const T* expected, MemoryOrder o) {
+T atomic_op(T* p, int op, T v, const void* expected, MemoryOrder o) {
   T old{};
   scopedsm_cxx_atomic(p, atomic_type_of<T>(), op, &v, expected, &old, static_cast<int>(o));
   return old;

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   int64_t last = -1;
   for (long i = 0; i < iters; ++i) {
     const int64_t old = scopedsm_atomic_fetch_add_i64(a, 1, SCOPEDSM_RELAXED);
-    if (old <= last) violation(i, "fetch_add returned %lld after %lld: not in program order", (long long)old, (long long)last);
+    if (old <= last) violation(i, "fetch_add returned %lld after %lld: not in program order", static_cast<long long>(old), static_cast<long long>(last));
     last = old;
     seen.push_back(old);
     scopedsm_atomic_fetch_add_i32(&w->count32, 2, SCOPEDSM_RELAXED);
@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
     while (!scopedsm_atomic_compare_exchange_u64(&w->cas_count, &e, e + 1, SCOPEDSM_RELAXED)) {
     }
     if (i % 16 == 0) {
-      scopedsm_atomic_fetch_min_i64(&w->min, -(int64_t)(me * iters + i), SCOPEDSM_RELAXED);
-      scopedsm_atomic_fetch_max_i64(&w->max, (int64_t)(me * iters + i), SCOPEDSM_RELAXED);
+      scopedsm_atomic_fetch_min_i64(&w->min, -static_cast<int64_t>(me * iters + i), SCOPEDSM_RELAXED);
+      scopedsm_atomic_fetch_max_i64(&w->max, static_cast<int64_t>(me * iters + i), SCOPEDSM_RELAXED);
       scopedsm_atomic_fetch_or_u64(&w->bits_or, 1ull << ((me * 7 + i / 16) % 64), SCOPEDSM_RELAXED);
       scopedsm_atomic_fetch_xor_u32(&w->bits_xor, 1u << (me % 32), SCOPEDSM_RELAXED);
     }
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     std::vector<char> hit(static_cast<size_t>(np) * static_cast<size_t>(iters), 0);
     for (int64_t v : all) {
       if (v < 0 || v >= static_cast<int64_t>(hit.size()) || hit[static_cast<size_t>(v)])
-        violation(iters, "fetch_add returned %lld twice or out of range: an update was lost", (long long)v);
+        violation(iters, "fetch_add returned %lld twice or out of range: an update was lost", static_cast<long long>(v));
       hit[static_cast<size_t>(v)] = 1;
     }
   }

@@ -23,7 +23,9 @@ TEST(Atomics, PlainReadAfterBarrierSeesTheAtomics) {
   scopedsm_barrier();
   for (int k = 0; k < 10; ++k) scopedsm::fetch_add<int64_t>(w, rank() + 1, scopedsm::MemoryOrder::relaxed);
   // Our own atomics are in our copy at once.
-  if (nprocs() == 1) EXPECT_EQ(*w, 10);
+  if (nprocs() == 1) {
+    EXPECT_EQ(*w, 10);
+  }
   scopedsm_barrier();
   EXPECT_EQ(*w, 10 * nprocs() * (nprocs() + 1) / 2);
   scopedsm_barrier();
@@ -117,8 +119,11 @@ TEST(Atomics, EveryOperationOnEveryType) {
   int wins = 0, all_wins = 0;
   for (int v = 0; v < 10; ++v) {
     uint64_t expected = static_cast<uint64_t>(v);
-    if (scopedsm::compare_exchange<uint64_t>(&w->u64, expected, v + 1)) ++wins;
-    else EXPECT_EQ(expected, static_cast<uint64_t>(v + 1));
+    if (scopedsm::compare_exchange<uint64_t>(&w->u64, expected, v + 1)) {
+      ++wins;
+    } else {
+      EXPECT_EQ(expected, static_cast<uint64_t>(v + 1));
+    }
     scopedsm_barrier();
   }
   MPI_Allreduce(&wins, &all_wins, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
