@@ -50,18 +50,35 @@ TEST(Atomics, AtomicInACriticalSectionIsSeenByTheNextHolder) {
 }
 
 // A4: processes write their own words of a page with plain stores (twins
-// and diffs) while all of them add to another word of the same page with
-// atomics; no diff undoes an atomic.
+// and diffs) and add to another word of the same page with atomics; rank 0,
+// the home, adds after everyone else has, and before they release (at the
+// barrier). No diff undoes an atomic: a diff carrying the word would
+// put back the value before rank 0's additions.
 TEST(Atomics, DiffsOfThePageDoNotUndoAtomics) {
   auto* page_words = static_cast<int64_t*>(scopedsm_alloc_on(page(), 0));
+  auto* ready = scopedsm::alloc_one<int64_t>(scopedsm::OnRank{nprocs() - 1});
   int64_t* sum = &page_words[0];
+  const int n = nprocs();
   for (int round = 1; round <= 20; ++round) {
-    page_words[8 + rank()] = round;  // a plain write: the copy gets a twin
-    for (int k = 0; k < 5; ++k) scopedsm_atomic_fetch_add_i64(sum, 1, SCOPEDSM_RELAXED);
-    page_words[16 + rank()] = -round;
+    if (rank() != 0) {
+      page_words[8 + rank()] = round;  // a plain write: the copy gets a twin
+      for (int k = 0; k < 5; ++k) scopedsm_atomic_fetch_add_i64(sum, 1, SCOPEDSM_RELAXED);
+      page_words[16 + rank()] = -round;
+      scopedsm_atomic_fetch_add_i64(ready, 1, SCOPEDSM_RELAXED);
+      // Our diff goes home at the barrier, after rank 0's additions.
+      while (scopedsm_atomic_load_i64(ready, SCOPEDSM_RELAXED) < static_cast<int64_t>(round) * n) {
+      }
+    } else {
+      while (scopedsm_atomic_load_i64(ready, SCOPEDSM_RELAXED) < static_cast<int64_t>(round) * (n - 1)) {
+      }
+      for (int k = 0; k < 5; ++k) scopedsm_atomic_fetch_add_i64(sum, 1, SCOPEDSM_RELAXED);
+      page_words[8] = round;
+      page_words[16] = -round;
+      scopedsm_atomic_fetch_add_i64(ready, 1, SCOPEDSM_RELAXED);
+    }
     scopedsm_barrier();
-    EXPECT_EQ(*sum, 5 * round * nprocs()) << "round " << round;
-    for (int r = 0; r < nprocs(); ++r) {
+    EXPECT_EQ(*sum, 5 * round * n) << "round " << round;
+    for (int r = 0; r < n; ++r) {
       EXPECT_EQ(page_words[8 + r], round);
       EXPECT_EQ(page_words[16 + r], -round);
     }
