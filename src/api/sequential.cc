@@ -163,6 +163,12 @@ void cv_wait(ApiCall call, int cv) {
 
 double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count(); }
 
+// An AMO barrier or reduction of the one process: it arrives and is the last.
+void amo_arrive(ApiCall call, int64_t* counter) {
+  require_running(call);
+  if (counter != nullptr) ++*counter;
+}
+
 // Atomics on the one process's memory; the orders have nothing to order.
 void atomic_values(ApiCall call, void* addr, int type, int op, const void* operand, const void* expected, void* old) {
   require_running(call);
@@ -253,12 +259,9 @@ int64_t scopedsm_amo_inc(int64_t* counter, int64_t, scopedsm_memory_order) {
   return (*counter)++;
 }
 void scopedsm_amo_wait(int64_t*, int64_t, scopedsm_memory_order) { require_running(c_call("scopedsm_amo_wait")); }
-void scopedsm_amo_barrier(int64_t* counter, scopedsm_memory_order) {
-  require_running(c_call("scopedsm_amo_barrier"));
-  ++*counter;
-}
+void scopedsm_amo_barrier(int64_t* counter, scopedsm_memory_order) { amo_arrive(c_call("scopedsm_amo_barrier"), counter); }
 double scopedsm_amo_reduce_sum(scopedsm_amo_reduction*, double value, scopedsm_memory_order) {
-  require_running(c_call("scopedsm_amo_reduce_sum"));
+  amo_arrive(c_call("scopedsm_amo_reduce_sum"), nullptr);
   return value;
 }
 void scopedsm_fatal(const char* fmt, ...) {
@@ -343,12 +346,9 @@ void* scopedsm_cxx_alloc(size_t bytes, size_t, const char*, int, int placement, 
 void scopedsm_cxx_atomic(void* addr, int type, int op, const void* operand, const void* expected, void* old, int) {
   atomic_values(cxx_call("scopedsm::atomic"), addr, type, op, operand, expected, old);
 }
-void scopedsm_cxx_amo_barrier(int64_t* counter, int) {
-  require_running(cxx_call("scopedsm::amo_barrier"));
-  ++*counter;
-}
+void scopedsm_cxx_amo_barrier(int64_t* counter, int) { amo_arrive(cxx_call("scopedsm::amo_barrier"), counter); }
 double scopedsm_cxx_amo_reduce_sum(scopedsm_amo_reduction*, double value, int) {
-  require_running(cxx_call("scopedsm::amo_reduce_sum"));
+  amo_arrive(cxx_call("scopedsm::amo_reduce_sum"), nullptr);
   return value;
 }
 
