@@ -259,7 +259,9 @@ int64_t scopedsm_amo_inc(int64_t* counter, int64_t, scopedsm_memory_order) {
   return (*counter)++;
 }
 void scopedsm_amo_wait(int64_t*, int64_t, scopedsm_memory_order) { require_running(c_call("scopedsm_amo_wait")); }
-void scopedsm_amo_barrier(int64_t* counter, scopedsm_memory_order) { amo_arrive(c_call("scopedsm_amo_barrier"), counter); }
+void scopedsm_amo_barrier(int64_t* counter, scopedsm_memory_order) {
+  amo_arrive(c_call("scopedsm_amo_barrier"), counter);
+}
 double scopedsm_amo_reduce_sum(scopedsm_amo_reduction*, double value, scopedsm_memory_order) {
   amo_arrive(c_call("scopedsm_amo_reduce_sum"), nullptr);
   return value;
