@@ -194,6 +194,15 @@ void jia_loadcheck(void);
 void jia_settask(int begin, int end, const char *schedule, const void *data, unsigned long stride);
 int jia_gettask(int *begin, int *end);
 
+/* Atomics at the home (not in JIAJIA 2.1; named after the AMO paper's
+ * amo.fetchadd and amo.compswap). The int at addr (shared memory, aligned)
+ * is changed at its home; the old value is returned. Relaxed: like a write,
+ * the change reaches other processes' copies at the next barrier, or at the
+ * next acquire of a lock whose critical section made it, but every call
+ * sees every earlier one (docs/MEMORY_MODEL.md, "Atomics at the home"). */
+int jia_fetchadd(int *addr, int value);
+int jia_compswap(int *addr, int expected, int desired);
+
 /* No-op hooks kept for source compatibility. */
 #define jia_wtnt(a, b)
 #define jia_wtntw(a)

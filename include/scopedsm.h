@@ -17,6 +17,8 @@
 #define SCOPEDSM_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,25 +55,37 @@ int scopedsm_num_condvars(void);
  *   scopedsm_alloc              rank p mod N: page by page from rank 0, in
  *                               every allocation afresh; first touch under
  *                               SCOPEDSM_HOME_POLICY=first-touch
- *   scopedsm_alloc_cyclic       blocks of `block` bytes dealt round-robin from
- *                               start_rank, whatever SCOPEDSM_HOME_POLICY says
+ *   scopedsm_alloc_cyclic       block-cyclic: blocks of `block` bytes dealt
+ *                               round-robin from start_rank
+ *   scopedsm_alloc_on           the whole allocation on `rank`
  *   scopedsm_alloc_first_touch  the first process to touch each page
+ * SCOPEDSM_HOME_POLICY applies only to scopedsm_alloc, which names no
+ * placement; a call that names one always gets it.
+ * When to use which: scopedsm_alloc_cyclic(size, size / N, 0) when each
+ * process writes its own contiguous share (rows of a grid), or a smaller
+ * block when shares interleave in blocks (block-cyclic matrix codes);
+ * scopedsm_alloc_on for data one process writes and others read (a queue,
+ * a result) or a few shared counters and atomic words, spread over ranks
+ * by separate calls; scopedsm_alloc_first_touch when the writer of each
+ * page is known only when the data is first initialized in parallel.
  * A size of zero, a size or block that does not round up to whole pages in
  * 64 bits (such as a negative number converted to size_t), a size beyond what is
  * left of the shared region (SCOPEDSM_REGION_SIZE) or past its first 2^32
  * pages, and a start rank that is not a rank are fatal errors naming the
  * call; a block larger than the size puts the whole allocation at
  * start_rank. */
-/* Names of the three placements above (no C call takes one as an argument;
+/* Names of the placements above (no C call takes one as an argument;
  * scopedsm.hpp passes one to its own entry point). */
 typedef enum {
   SCOPEDSM_HOME_DEFAULT = 0,     /* scopedsm_alloc: page-cyclic from rank 0, or first touch by SCOPEDSM_HOME_POLICY */
   SCOPEDSM_HOME_CYCLIC = 1,      /* scopedsm_alloc_cyclic: blocks of `block` bytes from start_rank */
-  SCOPEDSM_HOME_FIRST_TOUCH = 2  /* scopedsm_alloc_first_touch: each page homed where first touched */
+  SCOPEDSM_HOME_FIRST_TOUCH = 2, /* scopedsm_alloc_first_touch: each page homed where first touched */
+  SCOPEDSM_HOME_ON_RANK = 3      /* scopedsm_alloc_on: every page on one rank */
 } scopedsm_home_policy;
 void *scopedsm_alloc(size_t size);
 void *scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank);
 void *scopedsm_alloc_first_touch(size_t size);
+void *scopedsm_alloc_on(size_t size, int rank);
 /* The rank that is the home of the page holding addr, or -1 if this process
  * does not know it yet: a first-touch page that nobody has touched, or that
  * only other processes have touched and this one has not accessed since.
@@ -117,6 +131,165 @@ void scopedsm_cv_wait(int cv);
  * loop with a barrier before reading what other processes wrote. */
 void scopedsm_loop_init(long long begin, long long end, const char *schedule, const void *data, size_t stride);
 int scopedsm_loop_next(long long *begin, long long *end);
+
+/* Atomics at the home (docs/MEMORY_MODEL.md, "Atomics at the home"). An
+ * atomic operation on a 4- or 8-byte word of shared memory, aligned to its
+ * size, is executed at the word's home, in the home's memory: by the caller
+ * itself with the CPU's atomics when the home is this process or one on the
+ * same node (SCOPEDSM_NODE_SHARING=on), otherwise by the home's server (one
+ * request and one reply). All atomics on a word are linearizable, and each
+ * process's atomics take effect in its program order. They return the
+ * value the word held before.
+ *
+ * What a plain read of an atomically updated word returns: the home
+ * process reads the home's memory, so the latest value; another process
+ * reads its copy of the page, which shows its own atomics and the value the
+ * home had when the copy was taken, and may stay stale until the copy is
+ * dropped: at the next acquire that orders the atomic before it (a lock
+ * whose critical section held the atomic, a barrier, an acquire-ordered
+ * atomic). To wait for a word to change, read it with scopedsm_atomic_load,
+ * not with plain reads. A plain write and an atomic to the same word
+ * without synchronization between them is a race (the plain write reaches
+ * the home with the writer's diff and may overwrite atomics made since);
+ * diffs never carry a word the process only changed atomically.
+ *
+ * `order` adds coherence actions around the atomic:
+ *   SCOPEDSM_RELAXED   none: only the word itself is atomic
+ *   SCOPEDSM_RELEASE   before it, a release: every write of this process
+ *                      reaches its home (as at an unlock)
+ *   SCOPEDSM_ACQUIRE   after it, an acquire: every cached copy of a page
+ *                      homed elsewhere is dropped, so later reads see every
+ *                      write released before the atomics this one follows
+ *   SCOPEDSM_ACQ_REL   both
+ *   SCOPEDSM_SEQ_CST   both (atomics are already totally ordered) */
+typedef enum {
+  SCOPEDSM_RELAXED = 0,
+  SCOPEDSM_ACQUIRE = 1,
+  SCOPEDSM_RELEASE = 2,
+  SCOPEDSM_ACQ_REL = 3,
+  SCOPEDSM_SEQ_CST = 4
+} scopedsm_memory_order;
+typedef enum {
+  SCOPEDSM_FETCH_ADD = 0,        /* integer or floating add */
+  SCOPEDSM_EXCHANGE = 1,
+  SCOPEDSM_COMPARE_EXCHANGE = 2, /* store operand if the word has the bits of *expected */
+  SCOPEDSM_FETCH_AND = 3,        /* integers only */
+  SCOPEDSM_FETCH_OR = 4,         /* integers only */
+  SCOPEDSM_FETCH_XOR = 5,        /* integers only */
+  SCOPEDSM_FETCH_MIN = 6,
+  SCOPEDSM_FETCH_MAX = 7,
+  SCOPEDSM_LOAD = 8              /* reads the home's value; changes nothing */
+} scopedsm_atomic_op;
+typedef enum {
+  SCOPEDSM_INT32 = 0,
+  SCOPEDSM_UINT32 = 1,
+  SCOPEDSM_INT64 = 2,
+  SCOPEDSM_UINT64 = 3,
+  SCOPEDSM_FLOAT = 4,
+  SCOPEDSM_DOUBLE = 5
+} scopedsm_atomic_type;
+/* The one entry point: `operand`, `expected` (compare_exchange only; NULL
+ * otherwise) and `old` point to values of `type`. An address that is not
+ * allocated shared memory, a word not aligned to its size, and a bitwise
+ * operation on a floating type are fatal errors naming the call. */
+void scopedsm_atomic(void *addr, scopedsm_atomic_type type, scopedsm_atomic_op op, const void *operand,
+                     const void *expected, void *old, scopedsm_memory_order order);
+
+/* Typed forms, for T in int32_t (_i32), uint32_t (_u32), int64_t (_i64),
+ * uint64_t (_u64), float (_f32), double (_f64):
+ *   T    scopedsm_atomic_fetch_add_i64(int64_t *p, int64_t v, scopedsm_memory_order o)
+ *   T    ..._exchange_, ..._fetch_min_, ..._fetch_max_ (same arguments)
+ *   T    scopedsm_atomic_load_i64(int64_t *p, o);  void scopedsm_atomic_store_i64(p, v, o)
+ *   int  scopedsm_atomic_compare_exchange_i64(int64_t *p, int64_t *expected, int64_t desired, o):
+ *        1 if it stored desired; else 0, and *expected gets the word's value
+ *   T    ..._fetch_and_, ..._fetch_or_, ..._fetch_xor_ (integer types only) */
+#define SCOPEDSM_ATOMIC_COMMON_(S, T, TY)                                                                  \
+  static inline T scopedsm_atomic_op_##S(T *p, scopedsm_atomic_op op, T v, scopedsm_memory_order o) {     \
+    T old;                                                                                                 \
+    scopedsm_atomic(p, TY, op, &v, NULL, &old, o);                                                         \
+    return old;                                                                                            \
+  }                                                                                                        \
+  static inline T scopedsm_atomic_fetch_add_##S(T *p, T v, scopedsm_memory_order o) {                     \
+    return scopedsm_atomic_op_##S(p, SCOPEDSM_FETCH_ADD, v, o);                                            \
+  }                                                                                                        \
+  static inline T scopedsm_atomic_exchange_##S(T *p, T v, scopedsm_memory_order o) {                      \
+    return scopedsm_atomic_op_##S(p, SCOPEDSM_EXCHANGE, v, o);                                             \
+  }                                                                                                        \
+  static inline T scopedsm_atomic_fetch_min_##S(T *p, T v, scopedsm_memory_order o) {                     \
+    return scopedsm_atomic_op_##S(p, SCOPEDSM_FETCH_MIN, v, o);                                            \
+  }                                                                                                        \
+  static inline T scopedsm_atomic_fetch_max_##S(T *p, T v, scopedsm_memory_order o) {                     \
+    return scopedsm_atomic_op_##S(p, SCOPEDSM_FETCH_MAX, v, o);                                            \
+  }                                                                                                        \
+  static inline T scopedsm_atomic_load_##S(T *p, scopedsm_memory_order o) {                               \
+    T zero = 0;                                                                                            \
+    return scopedsm_atomic_op_##S(p, SCOPEDSM_LOAD, zero, o);                                              \
+  }                                                                                                        \
+  static inline void scopedsm_atomic_store_##S(T *p, T v, scopedsm_memory_order o) {                      \
+    (void)scopedsm_atomic_op_##S(p, SCOPEDSM_EXCHANGE, v, o);                                              \
+  }                                                                                                        \
+  static inline int scopedsm_atomic_compare_exchange_##S(T *p, T *expected, T desired,                    \
+                                                         scopedsm_memory_order o) {                        \
+    T old;                                                                                                 \
+    scopedsm_atomic(p, TY, SCOPEDSM_COMPARE_EXCHANGE, &desired, expected, &old, o);                        \
+    if (memcmp(&old, expected, sizeof old) == 0) return 1;                                                 \
+    *expected = old;                                                                                       \
+    return 0;                                                                                              \
+  }
+#define SCOPEDSM_ATOMIC_BITS_(S, T)                                                                        \
+  static inline T scopedsm_atomic_fetch_and_##S(T *p, T v, scopedsm_memory_order o) {                     \
+    return scopedsm_atomic_op_##S(p, SCOPEDSM_FETCH_AND, v, o);                                            \
+  }                                                                                                        \
+  static inline T scopedsm_atomic_fetch_or_##S(T *p, T v, scopedsm_memory_order o) {                      \
+    return scopedsm_atomic_op_##S(p, SCOPEDSM_FETCH_OR, v, o);                                             \
+  }                                                                                                        \
+  static inline T scopedsm_atomic_fetch_xor_##S(T *p, T v, scopedsm_memory_order o) {                     \
+    return scopedsm_atomic_op_##S(p, SCOPEDSM_FETCH_XOR, v, o);                                            \
+  }
+SCOPEDSM_ATOMIC_COMMON_(i32, int32_t, SCOPEDSM_INT32)
+SCOPEDSM_ATOMIC_COMMON_(u32, uint32_t, SCOPEDSM_UINT32)
+SCOPEDSM_ATOMIC_COMMON_(i64, int64_t, SCOPEDSM_INT64)
+SCOPEDSM_ATOMIC_COMMON_(u64, uint64_t, SCOPEDSM_UINT64)
+SCOPEDSM_ATOMIC_COMMON_(f32, float, SCOPEDSM_FLOAT)
+SCOPEDSM_ATOMIC_COMMON_(f64, double, SCOPEDSM_DOUBLE)
+SCOPEDSM_ATOMIC_BITS_(i32, int32_t)
+SCOPEDSM_ATOMIC_BITS_(u32, uint32_t)
+SCOPEDSM_ATOMIC_BITS_(i64, int64_t)
+SCOPEDSM_ATOMIC_BITS_(u64, uint64_t)
+#undef SCOPEDSM_ATOMIC_COMMON_
+#undef SCOPEDSM_ATOMIC_BITS_
+
+/* AMO synchronization (the AMO paper's amo.inc with a test value;
+ * docs/PROTOCOL.md §4b), on an int64_t counter in shared memory (best
+ * alone on its page, allocated with scopedsm_alloc_on):
+ *   scopedsm_amo_inc      adds 1 at the home and returns the old value; the
+ *                         process whose increment makes the counter equal
+ *                         `test` notifies every process, once
+ *   scopedsm_amo_wait     returns once the counter was announced at `value`
+ *                         or beyond (the test values given on one counter
+ *                         must increase)
+ *   scopedsm_amo_barrier  a counting barrier of all processes: amo_inc with
+ *                         the next multiple of the number of processes as
+ *                         the test value, then amo_wait for it. The counter
+ *                         starts at a multiple of it (zero).
+ *   scopedsm_amo_reduce_sum  every process's value summed, returned to all
+ *                         (a barrier too); on a zero-filled
+ *                         scopedsm_amo_reduction inside one page
+ * `order`: an inc or arrival releases with SCOPEDSM_RELEASE, ACQ_REL or
+ * SEQ_CST; a wait or departure acquires with ACQUIRE, ACQ_REL or SEQ_CST
+ * (as scopedsm_atomic). With SCOPEDSM_ACQ_REL the barrier makes every write
+ * before it visible after it, as scopedsm_barrier does, by dropping every
+ * cached copy instead of exchanging write notices; with SCOPEDSM_RELAXED it
+ * is only a rendezvous. None of them is a collective call of the runtime:
+ * nothing checks that every process makes the same ones. */
+int64_t scopedsm_amo_inc(int64_t *counter, int64_t test, scopedsm_memory_order order);
+void scopedsm_amo_wait(int64_t *counter, int64_t value, scopedsm_memory_order order);
+void scopedsm_amo_barrier(int64_t *counter, scopedsm_memory_order order);
+typedef struct {
+  int64_t count;
+  double sum[2]; /* used by episodes in turn */
+} scopedsm_amo_reduction;
+double scopedsm_amo_reduce_sum(scopedsm_amo_reduction *r, double value, scopedsm_memory_order order);
 
 /* Message passing between processes (bytes only, not a coherence point). */
 void scopedsm_send(const void *buf, size_t len, int to_rank, int tag);

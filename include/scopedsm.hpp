@@ -45,6 +45,11 @@ void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule
 int scopedsm_cxx_loop_next(long long* begin, long long* end);
 void* scopedsm_cxx_alloc(std::size_t bytes, std::size_t count, const char* type, int type_length, int placement,
                          std::size_t block_bytes, int start_rank);
+// scopedsm_atomic and the AMO calls under the C++ names.
+void scopedsm_cxx_atomic(void* addr, int type, int op, const void* operand, const void* expected, void* old,
+                         int order);
+void scopedsm_cxx_amo_barrier(std::int64_t* counter, int order);
+double scopedsm_cxx_amo_reduce_sum(scopedsm_amo_reduction* r, double value, int order);
 }
 
 namespace scopedsm {
@@ -86,10 +91,17 @@ inline void release_tagged(const void* addr, std::size_t len, int priority, unsi
 // Number of lock ids: valid ids are [0, num_locks()).
 inline int num_locks() { return scopedsm_num_locks(); }
 
-// How the homes of an allocation are placed (see alloc_array below).
-struct Cyclic {
+// How the homes of an allocation are placed (see alloc_array below; which to
+// use when: scopedsm.h and docs/ALLOCATION.md). An allocation that names a
+// placement always gets it; SCOPEDSM_HOME_POLICY applies only to those that
+// name none.
+struct Cyclic {  // block-cyclic: blocks of block_bytes dealt round-robin from start_rank
   std::size_t block_bytes;
   int start_rank = 0;
+};
+using BlockCyclic = Cyclic;
+struct OnRank {  // every page on one rank
+  int rank = 0;
 };
 struct FirstTouch {};
 
@@ -168,7 +180,8 @@ inline void* alloc_array_bytes(std::size_t count, std::size_t elem_size, const c
 // Placement (docs/ALLOCATION.md): alloc_array<T>(n) and alloc_one<T>() are
 // scopedsm_alloc (page-cyclic from rank 0 in every allocation, or first
 // touch under SCOPEDSM_HOME_POLICY=first-touch); with Cyclic{block_bytes,
-// start_rank}, scopedsm_alloc_cyclic; with FirstTouch{},
+// start_rank} (or BlockCyclic{...}), scopedsm_alloc_cyclic; with OnRank{r},
+// scopedsm_alloc_on; with FirstTouch{},
 // scopedsm_alloc_first_touch. Each allocation takes whole pages.
 template <typename T>
 T* alloc_array(std::size_t count) {
@@ -183,6 +196,12 @@ T* alloc_array(std::size_t count, Cyclic placement) {
                                                    placement.block_bytes, placement.start_rank));
 }
 template <typename T>
+T* alloc_array(std::size_t count, OnRank placement) {
+  static_assert(std::is_trivially_copyable_v<T>, "shared objects must be trivially copyable");
+  return static_cast<T*>(detail::alloc_array_bytes(count, sizeof(T), SCOPEDSM_SIGNATURE_, SCOPEDSM_HOME_ON_RANK, 0,
+                                                   placement.rank));
+}
+template <typename T>
 T* alloc_array(std::size_t count, FirstTouch) {
   static_assert(std::is_trivially_copyable_v<T>, "shared objects must be trivially copyable");
   return static_cast<T*>(
@@ -194,6 +213,91 @@ T* alloc_array(std::size_t count, FirstTouch) {
 template <typename T>
 T* alloc_one() {
   return alloc_array<T>(1);
+}
+// One shared object placed as `placement` says (Cyclic, OnRank, FirstTouch).
+template <typename T, typename Placement>
+T* alloc_one(Placement placement) {
+  return alloc_array<T>(1, placement);
+}
+
+// Atomics at the home (scopedsm.h and docs/MEMORY_MODEL.md, "Atomics at the
+// home", say what they do and what each memory order adds): T is int32_t,
+// uint32_t, int64_t, uint64_t, float or double, at an aligned address of
+// shared memory. Each returns the value before the operation.
+enum class MemoryOrder {
+  relaxed = SCOPEDSM_RELAXED,
+  acquire = SCOPEDSM_ACQUIRE,
+  release = SCOPEDSM_RELEASE,
+  acq_rel = SCOPEDSM_ACQ_REL,
+  seq_cst = SCOPEDSM_SEQ_CST
+};
+
+namespace detail {
+template <typename T>
+constexpr int atomic_type_of() {
+  if constexpr (std::is_same_v<T, std::int32_t>) return SCOPEDSM_INT32;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return SCOPEDSM_UINT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return SCOPEDSM_INT64;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return SCOPEDSM_UINT64;
+  else if constexpr (std::is_same_v<T, float>) return SCOPEDSM_FLOAT;
+  else {
+    static_assert(std::is_same_v<T, double>, "atomics at the home take int32_t, uint32_t, int64_t, uint64_t, float, double");
+    return SCOPEDSM_DOUBLE;
+  }
+}
+template <typename T>
+T atomic_op(T* p, int op, T v, const void* expected, MemoryOrder o) {
+  T old{};
+  scopedsm_cxx_atomic(p, atomic_type_of<T>(), op, &v, expected, &old, static_cast<int>(o));
+  return old;
+}
+}  // namespace detail
+
+template <typename T>
+T fetch_add(T* p, T v, MemoryOrder o = MemoryOrder::seq_cst) { return detail::atomic_op(p, SCOPEDSM_FETCH_ADD, v, nullptr, o); }
+template <typename T>
+T exchange(T* p, T v, MemoryOrder o = MemoryOrder::seq_cst) { return detail::atomic_op(p, SCOPEDSM_EXCHANGE, v, nullptr, o); }
+template <typename T>
+T fetch_min(T* p, T v, MemoryOrder o = MemoryOrder::seq_cst) { return detail::atomic_op(p, SCOPEDSM_FETCH_MIN, v, nullptr, o); }
+template <typename T>
+T fetch_max(T* p, T v, MemoryOrder o = MemoryOrder::seq_cst) { return detail::atomic_op(p, SCOPEDSM_FETCH_MAX, v, nullptr, o); }
+template <typename T>
+T fetch_and(T* p, T v, MemoryOrder o = MemoryOrder::seq_cst) {
+  static_assert(std::is_integral_v<T>, "fetch_and takes integers");
+  return detail::atomic_op(p, SCOPEDSM_FETCH_AND, v, nullptr, o);
+}
+template <typename T>
+T fetch_or(T* p, T v, MemoryOrder o = MemoryOrder::seq_cst) {
+  static_assert(std::is_integral_v<T>, "fetch_or takes integers");
+  return detail::atomic_op(p, SCOPEDSM_FETCH_OR, v, nullptr, o);
+}
+template <typename T>
+T fetch_xor(T* p, T v, MemoryOrder o = MemoryOrder::seq_cst) {
+  static_assert(std::is_integral_v<T>, "fetch_xor takes integers");
+  return detail::atomic_op(p, SCOPEDSM_FETCH_XOR, v, nullptr, o);
+}
+template <typename T>
+T load(T* p, MemoryOrder o = MemoryOrder::seq_cst) { return detail::atomic_op(p, SCOPEDSM_LOAD, T{}, nullptr, o); }
+template <typename T>
+void store(T* p, T v, MemoryOrder o = MemoryOrder::seq_cst) { detail::atomic_op(p, SCOPEDSM_EXCHANGE, v, nullptr, o); }
+// Stores `desired` if *p has the bits of `expected` and returns true; else
+// returns false with the word's value in `expected` (as std::atomic does).
+template <typename T>
+bool compare_exchange(T* p, T& expected, T desired, MemoryOrder o = MemoryOrder::seq_cst) {
+  const T old = detail::atomic_op(p, SCOPEDSM_COMPARE_EXCHANGE, desired, &expected, o);
+  if (std::memcmp(&old, &expected, sizeof(T)) == 0) return true;
+  expected = old;
+  return false;
+}
+
+// AMO synchronization (scopedsm.h): a counting barrier on a shared int64_t
+// counter, and a sum over all processes on a scopedsm_amo_reduction; by
+// default both make every write before them visible after them.
+inline void amo_barrier(std::int64_t* counter, MemoryOrder o = MemoryOrder::acq_rel) {
+  scopedsm_cxx_amo_barrier(counter, static_cast<int>(o));
+}
+inline double amo_reduce_sum(scopedsm_amo_reduction* r, double value, MemoryOrder o = MemoryOrder::acq_rel) {
+  return scopedsm_cxx_amo_reduce_sum(r, value, static_cast<int>(o));
 }
 
 // A DOALL loop (scopedsm_loop_init in scopedsm.h, docs/SCHEDULING.md):

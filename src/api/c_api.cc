@@ -15,6 +15,7 @@
 #include "api/test_hooks.h"
 #include "common/log.h"
 #include "jia.h"
+#include "memory/atomic_word.h"
 #include "runtime/runtime.h"
 #include "scopedsm.h"
 
@@ -104,6 +105,94 @@ bool loop_next(ApiCall call, long long* begin, long long* end) {
   return got;
 }
 
+namespace {
+
+// The numbering of scopedsm.h is the runtime's (memory/atomic_word.h).
+static_assert(SCOPEDSM_LOAD == static_cast<int>(AtomicOp::kLoad) &&
+              SCOPEDSM_FETCH_MAX == static_cast<int>(AtomicOp::kFetchMax) &&
+              SCOPEDSM_COMPARE_EXCHANGE == static_cast<int>(AtomicOp::kCompareExchange));
+static_assert(SCOPEDSM_DOUBLE == static_cast<int>(AtomicType::kDouble) &&
+              SCOPEDSM_UINT64 == static_cast<int>(AtomicType::kUint64));
+static_assert(SCOPEDSM_SEQ_CST == static_cast<int>(AtomicOrder::kSeqCst) &&
+              SCOPEDSM_RELEASE == static_cast<int>(AtomicOrder::kRelease));
+static_assert(offsetof(scopedsm_amo_reduction, sum) == 8 && sizeof(scopedsm_amo_reduction) == 24);
+
+struct Word {
+  uint64_t page;
+  uint32_t offset;
+};
+
+// The page and offset of the `bytes`-byte word at addr, which must be
+// allocated shared memory, aligned, within one page; else a fatal error
+// naming the call.
+Word locate_word(Runtime& rt, ApiCall call, const void* addr, size_t bytes, int order) {
+  const auto& region = rt.state().region;
+  if (!region.contains(addr) || region.page_of(addr) >= rt.state().pages.allocated())
+    fatal("%s(%p): the address is not allocated shared memory", call.name, addr);
+  if (order < 0 || order >= static_cast<int>(AtomicOrder::kCount))
+    fatal("%s(%p): memory order %d is not a scopedsm_memory_order", call.name, addr, order);
+  const uint64_t page = region.page_of(addr);
+  const uint64_t offset = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(region.app(page));
+  const size_t align = bytes < 8 ? bytes : 8;
+  if (offset % align != 0 || offset + bytes > region.page_size())
+    fatal("%s(%p): the %zu bytes are not aligned to %zu bytes within one page", call.name, addr, bytes, align);
+  return Word{page, static_cast<uint32_t>(offset)};
+}
+
+}  // namespace
+
+uint64_t atomic(ApiCall call, void* addr, int type, int op, uint64_t operand, uint64_t expected, int order) {
+  Runtime& rt = Runtime::require_running(call);
+  if (type < 0 || type >= static_cast<int>(AtomicType::kCount))
+    fatal("%s(%p): type %d is not a scopedsm_atomic_type", call.name, addr, type);
+  const Word w = locate_word(rt, call, addr, atomic_type_size(static_cast<AtomicType>(type)), order);
+  if (const std::string why = atomic_request_error(static_cast<uint32_t>(op), static_cast<uint32_t>(type), w.offset,
+                                                   rt.state().region.page_size());
+      !why.empty())
+    fatal("%s(%p): %s", call.name, addr, why.c_str());
+  return rt.sync().atomic(call, w.page, w.offset, static_cast<AtomicOp>(op), static_cast<AtomicType>(type), operand,
+                          expected, static_cast<AtomicOrder>(order));
+}
+
+void atomic_values(ApiCall call, void* addr, int type, int op, const void* operand, const void* expected, void* old,
+                   int order) {
+  // Only the type's bytes are read and written (a 4-byte value's in the low half).
+  const size_t n = type >= 0 && type < static_cast<int>(AtomicType::kCount)
+                       ? atomic_type_size(static_cast<AtomicType>(type))
+                       : 8;
+  uint64_t a = 0, e = 0;
+  if (operand != nullptr) std::memcpy(&a, operand, n);
+  if (expected != nullptr) std::memcpy(&e, expected, n);
+  if (op == SCOPEDSM_COMPARE_EXCHANGE && expected == nullptr)
+    fatal("%s(%p): compare_exchange needs an expected value", call.name, addr);
+  const uint64_t was = atomic(call, addr, type, op, a, e, order);
+  if (old != nullptr) std::memcpy(old, &was, n);
+}
+
+int64_t amo_inc(ApiCall call, int64_t* counter, int64_t test, int order) {
+  Runtime& rt = Runtime::require_running(call);
+  const Word w = locate_word(rt, call, counter, 8, order);
+  return rt.sync().amo_inc(call, w.page, w.offset, test, 0, static_cast<AtomicOrder>(order));
+}
+
+void amo_wait(ApiCall call, int64_t* counter, int64_t value, int order) {
+  Runtime& rt = Runtime::require_running(call);
+  const Word w = locate_word(rt, call, counter, 8, order);
+  rt.sync().amo_wait(call, w.page, w.offset, value, static_cast<AtomicOrder>(order));
+}
+
+void amo_barrier(ApiCall call, int64_t* counter, int order) {
+  Runtime& rt = Runtime::require_running(call);
+  const Word w = locate_word(rt, call, counter, 8, order);
+  rt.sync().amo_barrier(call, w.page, w.offset, static_cast<AtomicOrder>(order));
+}
+
+double amo_reduce_sum(ApiCall call, void* reduction, double value, int order) {
+  Runtime& rt = Runtime::require_running(call);
+  const Word w = locate_word(rt, call, reduction, sizeof(scopedsm_amo_reduction), order);
+  return rt.sync().amo_reduce_sum(call, w.page, w.offset, value, static_cast<AtomicOrder>(order));
+}
+
 }  // namespace scopedsm::api
 
 extern "C" {
@@ -135,6 +224,31 @@ void* scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank) {
 void* scopedsm_alloc_first_touch(size_t size) {
   return scopedsm::api::alloc_first_touch(c_call("scopedsm_alloc_first_touch"),
                                           describe("scopedsm_alloc_first_touch", size, ""), size);
+}
+
+void* scopedsm_alloc_on(size_t size, int rank) {
+  char rest[64];
+  std::snprintf(rest, sizeof rest, ", rank=%d", rank);
+  return scopedsm::api::alloc_cyclic(c_call("scopedsm_alloc_on"), describe("scopedsm_alloc_on", size, rest), size,
+                                     size, rank);
+}
+
+void scopedsm_atomic(void* addr, scopedsm_atomic_type type, scopedsm_atomic_op op, const void* operand,
+                     const void* expected, void* old, scopedsm_memory_order order) {
+  scopedsm::api::atomic_values(c_call("scopedsm_atomic"), addr, type, op, operand, expected, old, order);
+}
+
+int64_t scopedsm_amo_inc(int64_t* counter, int64_t test, scopedsm_memory_order order) {
+  return scopedsm::api::amo_inc(c_call("scopedsm_amo_inc"), counter, test, order);
+}
+void scopedsm_amo_wait(int64_t* counter, int64_t value, scopedsm_memory_order order) {
+  scopedsm::api::amo_wait(c_call("scopedsm_amo_wait"), counter, value, order);
+}
+void scopedsm_amo_barrier(int64_t* counter, scopedsm_memory_order order) {
+  scopedsm::api::amo_barrier(c_call("scopedsm_amo_barrier"), counter, order);
+}
+double scopedsm_amo_reduce_sum(scopedsm_amo_reduction* r, double value, scopedsm_memory_order order) {
+  return scopedsm::api::amo_reduce_sum(c_call("scopedsm_amo_reduce_sum"), r, value, order);
 }
 
 int scopedsm_home_of(const void* addr) {

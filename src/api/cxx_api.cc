@@ -4,6 +4,7 @@
 // and alloc_array<T>, never scopedsm_barrier.
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 #include "api/entry.h"
@@ -41,12 +42,35 @@ void* scopedsm_cxx_alloc(size_t bytes, size_t count, const char* type, int type_
     std::snprintf(text + used, sizeof text - used, ", Cyclic{%zu, %d})", block_bytes, start_rank);
     return api::alloc_cyclic(call, text, bytes, block_bytes, start_rank);
   }
+  if (placement == SCOPEDSM_HOME_ON_RANK) {
+    std::snprintf(text + used, sizeof text - used, ", OnRank{%d})", start_rank);
+    return api::alloc_cyclic(call, text, bytes, bytes, start_rank);
+  }
   if (placement == SCOPEDSM_HOME_FIRST_TOUCH) {
     std::snprintf(text + used, sizeof text - used, ", FirstTouch{})");
     return api::alloc_first_touch(call, text, bytes);
   }
   std::snprintf(text + used, sizeof text - used, ")");
   return api::alloc_default(call, text, bytes);
+}
+
+void scopedsm_cxx_atomic(void* addr, int type, int op, const void* operand, const void* expected, void* old,
+                         int order) {
+  // The C++ function the program called, for errors.
+  static const char* const names[] = {"scopedsm::fetch_add", "scopedsm::exchange", "scopedsm::compare_exchange",
+                                      "scopedsm::fetch_and", "scopedsm::fetch_or", "scopedsm::fetch_xor",
+                                      "scopedsm::fetch_min", "scopedsm::fetch_max", "scopedsm::load"};
+  const bool known = op >= 0 && op < static_cast<int>(sizeof names / sizeof names[0]);
+  api::atomic_values(cxx_call(known ? names[op] : "scopedsm::detail::atomic_op"), addr, type, op, operand, expected,
+                     old, order);
+}
+
+void scopedsm_cxx_amo_barrier(int64_t* counter, int order) {
+  api::amo_barrier(cxx_call("scopedsm::amo_barrier"), counter, order);
+}
+
+double scopedsm_cxx_amo_reduce_sum(scopedsm_amo_reduction* r, double value, int order) {
+  return api::amo_reduce_sum(cxx_call("scopedsm::amo_reduce_sum"), r, value, order);
 }
 
 }  // extern "C"

@@ -36,5 +36,15 @@ void* alloc_first_touch(ApiCall call, const std::string& text, std::size_t size)
 void loop_init(ApiCall call, long long begin, long long end, const char* schedule, const void* data,
                std::size_t stride);
 bool loop_next(ApiCall call, long long* begin, long long* end);
+// Atomics at the home and AMO synchronization (scopedsm.h); the arguments
+// as the C API's, checked here. atomic returns the word's old bits.
+uint64_t atomic(ApiCall call, void* addr, int type, int op, uint64_t operand, uint64_t expected, int order);
+// atomic on values of `type` at the pointers (scopedsm_atomic's contract).
+void atomic_values(ApiCall call, void* addr, int type, int op, const void* operand, const void* expected, void* old,
+                   int order);
+int64_t amo_inc(ApiCall call, int64_t* counter, int64_t test, int order);
+void amo_wait(ApiCall call, int64_t* counter, int64_t value, int order);
+void amo_barrier(ApiCall call, int64_t* counter, int order);
+double amo_reduce_sum(ApiCall call, void* reduction, double value, int order);
 
 }  // namespace scopedsm::api

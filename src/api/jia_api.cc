@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "jia.h"
 #include "runtime/runtime.h"
+#include "scopedsm.h"
 
 using scopedsm::jia_call;
 using scopedsm::Runtime;
@@ -29,15 +30,6 @@ unsigned long alloc_cyclic(const char* call, const std::string& text, int size, 
   if (block <= 0 && size > 0) scopedsm::fatal("%s: block size must be positive", text.c_str());
   return reinterpret_cast<unsigned long>(scopedsm::api::alloc_cyclic(
       jia_call(call), text, static_cast<size_t>(size), static_cast<size_t>(block), start));
-}
-
-// Explicit placement conflicts with a first-touch policy chosen for the run.
-void forbid_under_first_touch(const char* call) {
-  Runtime& rt = Runtime::require_running(jia_call(call));
-  if (rt.state().config.home_policy == scopedsm::HomePolicy::kFirstTouch)
-    scopedsm::fatal("%s: explicit home placement asked for while SCOPEDSM_HOME_POLICY=first-touch; use jia_alloc or "
-                    "jia_alloc1 under first touch, or set SCOPEDSM_HOME_POLICY=cyclic",
-                    call);
 }
 
 std::string text3(const char* call, int size, int block, int start) {
@@ -72,17 +64,14 @@ void jia_init(int argc, char** argv) {
 void jia_exit(void) { scopedsm::api::finalize(jia_call("jia_exit")); }
 
 unsigned long jia_alloc3(int size, int block, int starthost) {
-  forbid_under_first_touch("jia_alloc3");
   return alloc_cyclic("jia_alloc3", text3("jia_alloc3", size, block, starthost), size, block, starthost);
 }
 
 unsigned long jia_alloc2(int size, int block) {
-  forbid_under_first_touch("jia_alloc2");
   return alloc_cyclic("jia_alloc2", text3("jia_alloc2", size, block, 0), size, block, 0);
 }
 
 unsigned long jia_alloc2p(int size, int proc) {
-  forbid_under_first_touch("jia_alloc2p");
   return alloc_cyclic("jia_alloc2p", text3("jia_alloc2p", size, size, proc), size, size, proc);
 }
 
@@ -116,6 +105,17 @@ void(jia_release)(void* addr, int len, int priority) {
 }
 void jia_release_tagged(void* addr, int len, int priority, unsigned long tag) {
   if (len > 0) scopedsm::api::release(addr, static_cast<size_t>(len), priority, tag);
+}
+
+int jia_fetchadd(int* addr, int value) {
+  return static_cast<int>(scopedsm::api::atomic(jia_call("jia_fetchadd"), addr, SCOPEDSM_INT32, SCOPEDSM_FETCH_ADD,
+                                                static_cast<uint32_t>(value), 0, SCOPEDSM_RELAXED));
+}
+
+int jia_compswap(int* addr, int expected, int desired) {
+  return static_cast<int>(scopedsm::api::atomic(jia_call("jia_compswap"), addr, SCOPEDSM_INT32,
+                                                SCOPEDSM_COMPARE_EXCHANGE, static_cast<uint32_t>(desired),
+                                                static_cast<uint32_t>(expected), SCOPEDSM_RELAXED));
 }
 
 void jia_error(const char* fmt, ...) {

@@ -22,6 +22,7 @@
 #include "common/schedule_spec.h"
 #include "common/surface.h"
 #include "jia.h"
+#include "memory/atomic_word.h"
 #include "runtime/alloc_plan.h"
 #include "scopedsm.h"
 #include "scopedsm.hpp"
@@ -202,6 +203,31 @@ void cv_wait(ApiCall call, int cv) {
 
 double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count(); }
 
+// An AMO barrier or reduction of the one process: it arrives and is the last.
+void amo_arrive(ApiCall call, int64_t* counter) {
+  require_running(call);
+  if (counter != nullptr) ++*counter;
+}
+
+// Atomics on the one process's memory; the orders have nothing to order.
+void atomic_values(ApiCall call, void* addr, int type, int op, const void* operand, const void* expected, void* old) {
+  require_running(call);
+  if (type < 0 || type >= static_cast<int>(scopedsm::AtomicType::kCount))
+    die(call, "type %d is not a scopedsm_atomic_type", type);
+  const auto t = static_cast<scopedsm::AtomicType>(type);
+  const size_t n = scopedsm::atomic_type_size(t);
+  const auto at = reinterpret_cast<uintptr_t>(addr);
+  if (const std::string why = scopedsm::atomic_request_error(static_cast<uint32_t>(op), static_cast<uint32_t>(type),
+                                                             at % 4096, 4096);
+      !why.empty())
+    die(call, "%s", why.c_str());
+  uint64_t a = 0, e = 0;
+  if (operand != nullptr) std::memcpy(&a, operand, n);
+  if (expected != nullptr) std::memcpy(&e, expected, n);
+  const uint64_t was = scopedsm::apply_atomic(addr, static_cast<scopedsm::AtomicOp>(op), t, a, e, false);
+  if (old != nullptr) std::memcpy(old, &was, n);
+}
+
 }  // namespace
 
 extern "C" {
@@ -222,6 +248,7 @@ void* scopedsm_alloc_cyclic(size_t size, size_t block, int start_rank) {
   return allocate(c_call("scopedsm_alloc_cyclic"), size, &p);
 }
 void* scopedsm_alloc_first_touch(size_t size) { return allocate(c_call("scopedsm_alloc_first_touch"), size, nullptr); }
+void* scopedsm_alloc_on(size_t size, int) { return allocate(c_call("scopedsm_alloc_on"), size, nullptr); }
 int scopedsm_home_of(const void*) { return 0; }
 int scopedsm_is_shared(const void*) { return 0; }
 
@@ -270,6 +297,22 @@ void scopedsm_release_tagged(const void*, size_t, int, unsigned long) {}
 void jia_prefetch(void*, int) {}
 void(jia_release)(void*, int, int) {}
 void jia_release_tagged(void*, int, int, unsigned long) {}
+void scopedsm_atomic(void* addr, scopedsm_atomic_type type, scopedsm_atomic_op op, const void* operand,
+                     const void* expected, void* old, scopedsm_memory_order) {
+  atomic_values(c_call("scopedsm_atomic"), addr, type, op, operand, expected, old);
+}
+int64_t scopedsm_amo_inc(int64_t* counter, int64_t, scopedsm_memory_order) {
+  require_running(c_call("scopedsm_amo_inc"));
+  return (*counter)++;
+}
+void scopedsm_amo_wait(int64_t*, int64_t, scopedsm_memory_order) { require_running(c_call("scopedsm_amo_wait")); }
+void scopedsm_amo_barrier(int64_t* counter, scopedsm_memory_order) {
+  amo_arrive(c_call("scopedsm_amo_barrier"), counter);
+}
+double scopedsm_amo_reduce_sum(scopedsm_amo_reduction*, double value, scopedsm_memory_order) {
+  amo_arrive(c_call("scopedsm_amo_reduce_sum"), nullptr);
+  return value;
+}
 void scopedsm_fatal(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -311,6 +354,16 @@ void jia_reduce(void* sendbuf, void* recvbuf, int count, int op, int root) {
   size_t elem = op <= MIN_INT ? sizeof(int) : op <= MIN_FLOAT ? sizeof(float) : sizeof(double);
   if (op < 0 || op > MIN_DOUBLE) die(call, "unknown operation");
   std::memmove(recvbuf, sendbuf, elem * static_cast<size_t>(count));
+}
+int jia_fetchadd(int* addr, int value) {
+  int old = 0;
+  atomic_values(jia_call("jia_fetchadd"), addr, SCOPEDSM_INT32, SCOPEDSM_FETCH_ADD, &value, nullptr, &old);
+  return old;
+}
+int jia_compswap(int* addr, int expected, int desired) {
+  int old = 0;
+  atomic_values(jia_call("jia_compswap"), addr, SCOPEDSM_INT32, SCOPEDSM_COMPARE_EXCHANGE, &desired, &expected, &old);
+  return old;
 }
 void jia_config(int, int) {}
 void jia_divtask(int*, int*) {}
@@ -359,6 +412,15 @@ void* scopedsm_cxx_alloc(size_t bytes, size_t, const char*, int, int placement, 
   p.block_bytes = block_bytes;
   p.start_rank = start_rank;
   return allocate(call, bytes, &p);
+}
+
+void scopedsm_cxx_atomic(void* addr, int type, int op, const void* operand, const void* expected, void* old, int) {
+  atomic_values(cxx_call("scopedsm::atomic"), addr, type, op, operand, expected, old);
+}
+void scopedsm_cxx_amo_barrier(int64_t* counter, int) { amo_arrive(cxx_call("scopedsm::amo_barrier"), counter); }
+double scopedsm_cxx_amo_reduce_sum(scopedsm_amo_reduction*, double value, int) {
+  amo_arrive(cxx_call("scopedsm::amo_reduce_sum"), nullptr);
+  return value;
 }
 
 }  // extern "C"

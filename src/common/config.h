@@ -45,6 +45,7 @@ enum class TestFault : uint32_t {
   kReleaseSkipDiff = 1u << 13,    // a release hint drops a written copy without sending its diff: lost writes
   kNoSteal = 1u << 14,            // loop scheduling never steals (AFS, AAFS, ABS): iterations of others' queues left undone
   kStaleIncarnation = 1u << 15,   // lock grants leave out the newest release's notices: stale reads
+  kAtomicTorn = 1u << 16,        // atomics at the home load, yield, then store: lost updates
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -68,6 +69,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kReleaseSkipDiff, "release-skip-diff"},
     {TestFault::kNoSteal, "no-steal"},
     {TestFault::kStaleIncarnation, "stale-incarnation"},
+    {TestFault::kAtomicTorn, "atomic-torn"},
 };
 
 // The communication-cost model (SCOPEDSM_NET; transport/net_model.h says

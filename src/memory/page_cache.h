@@ -43,6 +43,11 @@ class PageCache {
   uint64_t page_in(uint32_t slot) const { return pages_[slot]; }
   std::byte* twin(uint32_t slot) const { return twins_ + static_cast<size_t>(slot) * page_size_; }
   uint64_t capacity() const { return capacity_; }
+  // The pages in occupied slots, oldest first (O(occupied), not O(capacity)).
+  template <typename F>
+  void for_each_page(F&& f) const {
+    for (uint32_t s = head_; s != kNoSlot; s = newer_[s]) f(pages_[s]);
+  }
   uint64_t used() const { return capacity_ - free_.size(); }
 
  private:

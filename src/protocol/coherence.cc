@@ -638,6 +638,57 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
 }
 
 // ---------------------------------------------------------------------------
+// Atomics at the home
+
+uint64_t Coherence::atomic(uint64_t page, uint32_t offset, AtomicOp op, AtomicType type, uint64_t operand,
+                           uint64_t expected, const char* call) {
+  PageMeta& m = (*pages_)[page];
+  if (m.home.load(std::memory_order_relaxed) == kHomeUnknown) prepare(page, 1, Access::kRead, call);
+  const int home = m.home.load(std::memory_order_relaxed);
+  const bool torn = test_fault(TestFault::kAtomicTorn);
+  uint64_t old = 0;
+  if (home == rank_) {
+    old = apply_atomic(region_->alias(page) + offset, op, type, operand, expected, torn);
+  } else if (source_for(home) == &node_source_) {
+    old = apply_atomic(region_->peer_page(node_->local_index(home), page) + offset, op, type, operand, expected, torn);
+  } else {
+    Transport& t = *transport_;
+    t.send(home, kTagRequest,
+           encode(AtomicMsg{static_cast<uint32_t>(page), offset, static_cast<uint32_t>(op),
+                            static_cast<uint32_t>(type), operand, expected},
+                  t.next_seq()));
+    old = decode_or_fatal<AtomicResultMsg>(t.await_reply(MsgType::kAtomicResult, home, "an atomic at the home (ATOMICRES)").bytes,
+                                           home, Limits{pages_->allocated(), size_})
+              .old;
+  }
+  ++stats_->atomics;
+  const uint64_t now = atomic_result(op, type, old, operand, expected);
+  if (now == old) return old;  // nothing written
+  // Our copy sees our own atomic; the twin too, so the diff leaves the word
+  // to the home (a plain write of the same word in this interval is a race).
+  if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite || m.state == PageState::kPrefetched) {
+    const size_t n = atomic_type_size(type);
+    std::memcpy(region_->alias(page) + offset, &now, n);  // little-endian: the low bytes
+    if (m.state == PageState::kReadWrite) std::memcpy(cache_->twin(m.slot) + offset, &now, n);
+  }
+  stack_->note(static_cast<uint32_t>(page));
+  return old;
+}
+
+void Coherence::invalidate_all_copies() {
+  if (test_fault(TestFault::kSkipInvalidate)) return;  // negative control: stale reads
+  std::vector<uint32_t> drop;
+  cache_->for_each_page([&](uint64_t p) {
+    const PageState st = (*pages_)[p].state;
+    if (st == PageState::kReadWrite) fatal("internal error: page %" PRIu64 " is still being written at an acquire", p);
+    if (st == PageState::kReadOnly || st == PageState::kPrefetched) drop.push_back(static_cast<uint32_t>(p));
+  });
+  std::sort(drop.begin(), drop.end());
+  stats_->invalidations += drop.size();
+  drop_copies(drop);
+}
+
+// ---------------------------------------------------------------------------
 // Adaptive write detection
 
 void Coherence::drain_retraps() {

@@ -20,6 +20,7 @@
 
 #include "common/config.h"
 #include "common/surface.h"
+#include "memory/atomic_word.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
@@ -129,6 +130,24 @@ class Coherence {
   // Drops cached copies named by `notices`, except pages this process alone
   // wrote (it already sees its own writes) and pages homed here.
   void invalidate(const std::vector<WriteNotice>& notices);
+
+  // An atomic operation on the word at byte `offset` of `page`, executed at
+  // the page's home (docs/MEMORY_MODEL.md, "Atomics at the home"): in its
+  // memory with the CPU's atomics when the home is this process or a node
+  // peer whose memory is mapped, else by an ATOMIC request its home server
+  // answers. Our own copy of the page, if we hold one, gets the new value
+  // too (and so does its twin, so that no diff carries the word), and a
+  // word that changed is noted as written in the open intervals, so the
+  // next release and barrier carry a write notice for the page. A
+  // first-touch page nobody has touched is touched (for reading) first.
+  // Returns the word's bits before the operation. The arguments must have
+  // passed atomic_request_error; `call` names the API call for errors.
+  uint64_t atomic(uint64_t page, uint32_t offset, AtomicOp op, AtomicType type, uint64_t operand, uint64_t expected,
+                  const char* call);
+  // Drops every cached copy of a page homed elsewhere (an acquire-ordered
+  // atomic's self-invalidation). Call after close_interval and flush_diffs:
+  // no copy may be being written, and our own writes must be home already.
+  void invalidate_all_copies();
 
   // Sets up a new allocation's pages; home_of(page) gives each page's home
   // (or kHomeUnknown). `call` names the API call for error messages.

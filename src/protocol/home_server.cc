@@ -4,6 +4,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "memory/atomic_word.h"
 #include "protocol/diff.h"
 #include "protocol/messages.h"
 
@@ -38,18 +39,28 @@ void HomeServer::serve_deferred() {
   std::vector<Incoming> now;
   now.swap(deferred_);
   const Limits limits{pages_->allocated(), size_};
-  for (const Incoming& in : now)
-    on(in, decode_or_fatal<GetPageMsg>(in.bytes, in.source, limits));  // a page still not homed here is an error now
+  // A page still not homed here is an error now.
+  for (const Incoming& in : now) {
+    Reader r(in.bytes.data(), in.bytes.size());
+    MsgType type = MsgType::kGetPage;
+    if (Status st = r.open(&type); st.ok() && type == MsgType::kAtomic)
+      on(in, decode_or_fatal<AtomicMsg>(in.bytes, in.source, limits));
+    else
+      on(in, decode_or_fatal<GetPageMsg>(in.bytes, in.source, limits));
+  }
+}
+
+bool HomeServer::defer_unless_homed(const char* what, const Incoming& in, uint32_t page) {
+  if (homed_here(page)) return false;
+  if (!in_barrier()) bad_request(what, in.source, homed_elsewhere(page));
+  deferred_.push_back(in);  // the barrier may be moving the page here
+  stats_->requests_deferred.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
-  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p) {
-    if (homed_here(p)) continue;
-    if (!in_barrier()) bad_request("GETP", in.source, homed_elsewhere(p));
-    deferred_.push_back(in);  // the barrier may be moving the page here
-    stats_->requests_deferred.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p)
+    if (defer_unless_homed("GETP", in, p)) return;
   // Record that the copies go out in this epoch (adaptive write detection),
   // before they are read.
   region_->share().record_copies(msg.page, msg.count, msg.epoch);
@@ -116,6 +127,15 @@ void HomeServer::on(const Incoming& in, const HomeClaimMsg& msg) {
     directory_.emplace(msg.page, home);
   }
   transport_->send(in.source, kTagReply, encode(HomeIsMsg{msg.page, home}, transport_->next_seq()));
+}
+
+void HomeServer::on(const Incoming& in, const AtomicMsg& msg) {
+  if (const std::string why = atomic_request_error(msg.op, msg.type, msg.offset, region_->page_size()); !why.empty())
+    bad_request("ATOMIC", in.source, why);
+  if (defer_unless_homed("ATOMIC", in, msg.page)) return;
+  const uint64_t old = apply_atomic(region_->alias(msg.page) + msg.offset, static_cast<AtomicOp>(msg.op),
+                                    static_cast<AtomicType>(msg.type), msg.operand, msg.expected, torn_atomics_);
+  transport_->send(in.source, kTagReply, encode(AtomicResultMsg{old}, transport_->next_seq()));
 }
 
 }  // namespace scopedsm

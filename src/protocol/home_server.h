@@ -2,11 +2,14 @@
 //   GETP       send the page's current contents to the requester
 //   DIFF       apply a writer's diffs to home pages, then acknowledge
 //   HOMECLAIM  first-touch directory: the first claimant of a page is its home
+//   ATOMIC     apply an atomic operation to a word of a home page, in our
+//              memory, with the CPU's atomics (memory/atomic_word.h), and
+//              answer with the old value
 //
 // A GETP or DIFF for a page not homed here is a protocol error, except while
 // this process completes a barrier (`in_barrier`): the barrier may be moving
 // the page's home here (home migration, docs/PROTOCOL.md §6a), and a process
-// that completed it first may already ask. Such a GETP waits until the
+// that completed it first may already ask. Such a GETP (or ATOMIC) waits until the
 // application thread has moved the homes and calls serve_deferred(); then
 // it is served, or found an error after all. Such a DIFF is applied at once
 // (our memory of the page is the copy that becomes the home page), so that
@@ -34,20 +37,23 @@ namespace scopedsm {
 
 class HomeServer {
  public:
+  // `torn_atomics`: the negative control atomic-torn only.
   HomeServer(int rank, int size, Transport* transport, Region* region, const PageTable* pages,
-             const std::atomic<bool>* in_barrier, ServiceCounters* stats)
+             const std::atomic<bool>* in_barrier, ServiceCounters* stats, bool torn_atomics = false)
       : rank_(rank),
         size_(size),
         transport_(transport),
         region_(region),
         pages_(pages),
         in_barrier_(in_barrier),
-        stats_(stats) {}
+        stats_(stats),
+        torn_atomics_(torn_atomics) {}
 
   // Requests (Service::dispatch calls the on() that takes the message).
   void on(const Incoming& in, const GetPageMsg& msg);
   void on(const Incoming& in, const DiffMsg& msg);
   void on(const Incoming& in, const HomeClaimMsg& msg);
+  void on(const Incoming& in, const AtomicMsg& msg);
 
   // The application thread, at the end of a barrier, once the homes have
   // moved and `in_barrier` is clear: serves the GETPs deferred during the
@@ -73,7 +79,11 @@ class HomeServer {
   const PageTable* const pages_;
   const std::atomic<bool>* const in_barrier_;
   ServiceCounters* const stats_;
-  std::vector<Incoming> deferred_;       // GETPs waiting for the barrier's end
+  const bool torn_atomics_;
+  // Defers `in` to the barrier's end if a barrier may be moving `page` here;
+  // a request for a page homed elsewhere is an error otherwise. True if deferred.
+  bool defer_unless_homed(const char* what, const Incoming& in, uint32_t page);
+  std::vector<Incoming> deferred_;       // GETPs and ATOMICs waiting for the barrier's end
   std::vector<EarlyDiff> early_diffs_;   // pages DIFFs reached during a barrier
   std::unordered_map<uint32_t, int32_t> directory_;  // first-touch homes decided here
 };

@@ -352,6 +352,57 @@ struct HomeIsMsg {
   }
 };
 
+// ATOMIC: apply operation `op` (memory/atomic_word.h's AtomicOp) to the
+// word of type `type` (AtomicType) at byte `offset` of `page`, homed at the
+// destination, in the home's memory; answered with ATOMICRES. The operands
+// are the values' bits (a 4-byte type's in the low half). The home checks
+// op, type and offset (atomic_request_error).
+struct AtomicMsg {
+  uint32_t page = 0;
+  uint32_t offset = 0;
+  uint32_t op = 0;
+  uint32_t type = 0;
+  uint64_t operand = 0;
+  uint64_t expected = 0;  // compare_exchange only
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.page(m.page);
+    v.u32(m.offset);
+    v.u32(m.op);
+    v.u32(m.type);
+    v.u64(m.operand);
+    v.u64(m.expected);
+  }
+};
+
+// ATOMICRES: the bits the word held before the ATOMIC.
+struct AtomicResultMsg {
+  uint64_t old = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.u64(m.old);
+  }
+};
+
+// AMONOTIFY: the counter word at byte `offset` of `page` has reached
+// `value` (an AMO barrier or reduction episode ended), with the episode's
+// result `payload` (a reduction's bits; 0 for a barrier). Sent once to each
+// other process by the process whose increment reached it (docs/PROTOCOL.md
+// §4b); application thread to application thread (kTagPeer).
+struct AmoNotifyMsg {
+  uint32_t page = 0;
+  uint32_t offset = 0;
+  uint64_t value = 0;  // the int64 counter's bits
+  uint64_t payload = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.page(m.page);
+    v.u32(m.offset);
+    v.u64(m.value);
+    v.u64(m.payload);
+  }
+};
+
 struct ShutdownMsg : NoPayload {};  // SHUTDOWN: the sender sends nothing more
 struct AckMsg : NoPayload {};       // ACK: a SETCV or RESETCV was applied
 

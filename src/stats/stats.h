@@ -71,6 +71,7 @@ namespace scopedsm {
   X(barriers)                    \
   X(waits)                       \
   X(cv_ops)                      \
+  X(atomics)                     \
   X(home_claims)                 \
   X(homes_gained)                \
   X(homes_lost)                  \

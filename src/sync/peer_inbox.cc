@@ -24,6 +24,8 @@ void PeerInbox::drain() {
       // pages we have allocated.
       HandoffMsg msg = decode_or_fatal<HandoffMsg>(in.bytes, in.source, p_.limits());
       handoffs_[msg.lock] = std::move(msg);
+    } else if (type == MsgType::kAmoNotify) {
+      note_amo(decode_or_fatal<AmoNotifyMsg>(in.bytes, in.source, p_.limits()));
     } else {
       fatal("protocol error: rank %d sent %s between application threads", in.source, msg_type_name(type));
     }
@@ -37,6 +39,18 @@ bool PeerInbox::take_handoff(uint32_t lock, uint64_t version, HandoffMsg* out) {
   if (current) *out = std::move(it->second);
   handoffs_.erase(it);
   return current;
+}
+
+void PeerInbox::note_amo(const AmoNotifyMsg& msg) {
+  auto [it, fresh] = amo_.try_emplace(uint64_t{msg.page} << 32 | msg.offset, msg);
+  if (!fresh && static_cast<int64_t>(msg.value) > static_cast<int64_t>(it->second.value)) it->second = msg;
+}
+
+bool PeerInbox::amo_reached(uint32_t page, uint32_t offset, int64_t value, uint64_t* payload) const {
+  auto it = amo_.find(uint64_t{page} << 32 | offset);
+  if (it == amo_.end() || static_cast<int64_t>(it->second.value) < value) return false;
+  *payload = it->second.payload;
+  return true;
 }
 
 }  // namespace scopedsm

@@ -34,11 +34,17 @@ class PeerInbox {
   // Takes the hand-over of `lock` for tenure `version`, if it has arrived
   // (one for an earlier tenure is dropped).
   bool take_handoff(uint32_t lock, uint64_t version, HandoffMsg* out);
+  // AMO notifications (AMONOTIFY): the latest value (and its payload) the
+  // counter word at (page, offset) was announced to have reached.
+  void note_amo(const AmoNotifyMsg& msg);
+  // True (and the payload) once the word was announced at `value` or beyond.
+  bool amo_reached(uint32_t page, uint32_t offset, int64_t value, uint64_t* payload) const;
 
  private:
   const SyncParts p_;
   std::vector<std::deque<Round>> rounds_;
   std::unordered_map<uint32_t, HandoffMsg> handoffs_;
+  std::unordered_map<uint64_t, AmoNotifyMsg> amo_;  // by page << 32 | offset
 };
 
 }  // namespace scopedsm

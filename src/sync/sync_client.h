@@ -52,6 +52,29 @@ class SyncClient {
   void cv_reset(ApiCall call, int cv);
   void cv_wait(ApiCall call, int cv);
 
+  // Atomics at the home (docs/MEMORY_MODEL.md, "Atomics at the home"): the
+  // operation (Coherence::atomic) with the coherence actions `order` adds:
+  // a release of this process's writes before it, an acquire after it.
+  uint64_t atomic(ApiCall call, uint64_t page, uint32_t offset, AtomicOp op, AtomicType type, uint64_t operand,
+                  uint64_t expected, AtomicOrder order);
+  // AMO synchronization on the int64 counter word at (page, offset)
+  // (docs/PROTOCOL.md §4b). amo_inc adds 1 at the home (a release if
+  // `order` says so) and returns the old value; the process whose
+  // increment makes the word equal `test` notifies every process, itself
+  // included, once, carrying `payload`. amo_wait returns the payload once
+  // the word was announced at `value` or beyond (an acquire if `order` says).
+  int64_t amo_inc(ApiCall call, uint64_t page, uint32_t offset, int64_t test, uint64_t payload, AtomicOrder order);
+  uint64_t amo_wait(ApiCall call, uint64_t page, uint32_t offset, int64_t value, AtomicOrder order);
+  // A counting barrier of all processes on the counter (initially a
+  // multiple of the number of processes): amo_inc with the test value of
+  // the episode the old value falls in, then amo_wait for it.
+  void amo_barrier(ApiCall call, uint64_t page, uint32_t offset, AtomicOrder order);
+  // The sum of every process's `value`, on a reduction's counter (page,
+  // offset) followed by two double accumulators (offset + 8, offset + 16),
+  // which episodes use in turn; the last arriver clears the one the next
+  // episode uses and announces the sum.
+  double amo_reduce_sum(ApiCall call, uint64_t page, uint32_t offset, double value, AtomicOrder order);
+
   // A rendezvous of all processes at rank 0 that checks everyone passed the
   // same `description`. Rank 0 gets back every rank's `blob`, in rank order;
   // the others get an empty vector, or (`to_all`) the same as rank 0.
@@ -75,6 +98,13 @@ class SyncClient {
   void release(ApiCall call, int lock);
   void check_cv_id(ApiCall call, int cv) const;
   void release_to_cv(int cv);
+  // The coherence actions of an atomic's memory order (docs/MEMORY_MODEL.md).
+  void release_before(AtomicOrder order);
+  void acquire_after(AtomicOrder order);
+  // An AMO arrival: the counter's fetch_add of 1 at its home; the old value.
+  int64_t arrive(ApiCall call, uint64_t page, uint32_t offset);
+  // Sends `note` to every other process and files it for ourselves.
+  void announce(const AmoNotifyMsg& note);
   // Waits for `expected` from rank 0 at collective call `what`, watching
   // for barrier rounds that show a mismatch (Barrier::watch).
   Incoming await_rendezvous(MsgType expected, const std::string& what, const char* wait_text);

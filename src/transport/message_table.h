@@ -54,4 +54,7 @@
   X(19, kShutdown, "SHUTDOWN", ShutdownMsg, kTagRequest)              \
   X(20, kAck, "ACK", AckMsg, kTagReply)                               \
   X(21, kHandoff, "HANDOFF", HandoffMsg, kTagPeer)                    \
+  X(22, kAtomic, "ATOMIC", AtomicMsg, kTagRequest)                    \
+  X(23, kAtomicResult, "ATOMICRES", AtomicResultMsg, kTagReply)       \
+  X(24, kAmoNotify, "AMONOTIFY", AmoNotifyMsg, kTagPeer)              \
   /* a new message goes on a line of its own just above this one */

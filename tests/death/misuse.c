@@ -180,7 +180,6 @@ int main(int argc, char **argv) {
     jia_lock(0);
     jia_alloc(4096);
   }
-  if (!strcmp(c, "explicit_placement_under_first_touch")) jia_alloc3(8192, 4096, 0);
   /* DOALL loops: a chunk asked for before any loop, a bad schedule text,
    * and processes starting different loops. */
   if (!strcmp(c, "gettask_without_settask")) {

@@ -108,10 +108,24 @@ TEST(Placement, ExplicitCCallsIgnoreThePolicy) {
   expect_first_touch(d, pages, "scopedsm_alloc_first_touch");
   auto* e = scopedsm::alloc_array<char>(pages * page(), scopedsm::FirstTouch{});
   expect_first_touch(e, pages, "alloc_array(n, FirstTouch{})");
+  // scopedsm_alloc_on, alloc_array(n, OnRank{r}), alloc_one<T>(OnRank{r}):
+  // every page on one rank.
+  auto* f = static_cast<char*>(scopedsm_alloc_on(pages * page(), last));
+  auto* g = scopedsm::alloc_array<char>(pages * page(), scopedsm::OnRank{last});
+  auto* h = scopedsm::alloc_one<long>(scopedsm::OnRank{last});
+  for (size_t p = 0; p < pages; ++p) {
+    EXPECT_EQ(home(f, p), last) << "scopedsm_alloc_on page " << p;
+    EXPECT_EQ(home(g, p), last) << "alloc_array(n, OnRank{}) page " << p;
+  }
+  EXPECT_EQ(home(h, 0), last) << "alloc_one<long>(OnRank{})";
+  // BlockCyclic names Cyclic.
+  auto* k = scopedsm::alloc_array<char>(pages * page(), scopedsm::BlockCyclic{2 * page(), 0});
+  for (size_t p = 0; p < pages; ++p)
+    EXPECT_EQ(home(k, p), static_cast<int>((p / 2) % static_cast<size_t>(nprocs()))) << "BlockCyclic page " << p;
   scopedsm_barrier();
 }
 
-// Explicit placement through jia.h (an error under the first-touch policy).
+// Explicit placement through jia.h: kept under either policy.
 TEST(Placement, JiajiaExplicitCalls) {
   const size_t pages = 2 * static_cast<size_t>(nprocs()) + 1;
   const int bytes = static_cast<int>(pages * page());
