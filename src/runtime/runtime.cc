@@ -417,6 +417,7 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   t.set_idle_work(nullptr);
   for (int p = 0; p < s.size; ++p) t.send_shared(p, kTagRequest, bye);
   service_->join();
+  t.release_held_sends();  // before the collective MPI calls below
   s.rma.free();
   t.finalize();
   s.node.finalize();

@@ -1,5 +1,7 @@
 #include "transport/transport.h"
 
+#include <sched.h>
+
 #include "common/log.h"
 #include "transport/message_size.h"
 
@@ -34,6 +36,13 @@ Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& c
   });
   delay_.configure(config.test_delay_us);
   return net_.init(config.net, node);
+}
+
+void Transport::release_held_sends() {
+  while (outbox_.delaying()) {
+    outbox_.progress();
+    sched_yield();
+  }
 }
 
 void Transport::finalize() {

@@ -67,6 +67,12 @@ class Transport {
   // Collective. Duplicates `world` and sets up the wake-up channel between
   // the processes `node` says share a node. `node` must outlive the transport.
   Status init(MPI_Comm world, const NodeTopology& node, const Config& config);
+  // Hands to MPI every send the cost model still holds for its departure
+  // (SCOPEDSM_NET), without waiting for any to complete. Shutdown calls it
+  // once the service thread has stopped: that thread no longer progresses
+  // the outbox, and a held message (a peer's SHUTDOWN, say) would otherwise
+  // never leave while this process waits in a collective MPI call.
+  void release_held_sends();
   // Completes every send in flight, then frees the communicator.
   void finalize();
 

@@ -63,7 +63,7 @@ TEST(Atomics, DiffsOfThePageDoNotUndoAtomics) {
     if (rank() != 0) {
       page_words[8 + rank()] = round;  // a plain write: the copy gets a twin
       for (int k = 0; k < 5; ++k) scopedsm_atomic_fetch_add_i64(sum, 1, SCOPEDSM_RELAXED);
-      page_words[16 + rank()] = -round;
+      page_words[8 + n + rank()] = -round;
       scopedsm_atomic_fetch_add_i64(ready, 1, SCOPEDSM_RELAXED);
       // Our diff goes home at the barrier, after rank 0's additions.
       while (scopedsm_atomic_load_i64(ready, SCOPEDSM_RELAXED) < static_cast<int64_t>(round) * n) {
@@ -73,14 +73,14 @@ TEST(Atomics, DiffsOfThePageDoNotUndoAtomics) {
       }
       for (int k = 0; k < 5; ++k) scopedsm_atomic_fetch_add_i64(sum, 1, SCOPEDSM_RELAXED);
       page_words[8] = round;
-      page_words[16] = -round;
+      page_words[8 + n] = -round;
       scopedsm_atomic_fetch_add_i64(ready, 1, SCOPEDSM_RELAXED);
     }
     scopedsm_barrier();
     EXPECT_EQ(*sum, 5 * round * n) << "round " << round;
     for (int r = 0; r < n; ++r) {
       EXPECT_EQ(page_words[8 + r], round);
-      EXPECT_EQ(page_words[16 + r], -round);
+      EXPECT_EQ(page_words[8 + n + r], -round);
     }
     scopedsm_barrier();
   }
@@ -100,23 +100,29 @@ TEST(Atomics, EveryOperationOnEveryType) {
   };
   auto* w = scopedsm::alloc_one<W>(scopedsm::OnRank{nprocs() - 1});
   const int me = rank(), n = nprocs();
+  // Rank r's bit of a 32-bit word and its pair of a 64-bit word (shared by
+  // ranks 32 apart in the 32-process scale runs).
+  auto bit = [](int r) { return 1u << (r % 32); };
+  auto pair = [](int r) { return 3ull << (2 * (r % 32)); };
+  uint32_t all_bits = 0;
+  for (int r = 0; r < n; ++r) all_bits |= bit(r);
   scopedsm::fetch_add<int32_t>(&w->i32, -(me + 1));
-  scopedsm::fetch_or<uint32_t>(&w->u32, 1u << me);
+  scopedsm::fetch_or<uint32_t>(&w->u32, bit(me));
   scopedsm::fetch_max<int64_t>(&w->i64, 100 + me);
-  scopedsm::fetch_xor<uint64_t>(&w->u64, 3ull << (2 * me));
+  scopedsm::fetch_xor<uint64_t>(&w->u64, pair(me));
   scopedsm::fetch_add<float>(&w->f32, 0.25f);
   scopedsm::fetch_add<double>(&w->f64, 1.5);
   scopedsm_barrier();
   EXPECT_EQ(w->i32, -n * (n + 1) / 2);
-  EXPECT_EQ(w->u32, (1u << n) - 1);
+  EXPECT_EQ(w->u32, all_bits);
   EXPECT_EQ(w->i64, 100 + n - 1);
   uint64_t x = 0;
-  for (int r = 0; r < n; ++r) x ^= 3ull << (2 * r);
+  for (int r = 0; r < n; ++r) x ^= pair(r);
   EXPECT_EQ(w->u64, x);
   EXPECT_EQ(w->f32, 0.25f * static_cast<float>(n));
   EXPECT_EQ(w->f64, 1.5 * n);
   scopedsm_barrier();
-  scopedsm::fetch_and<uint32_t>(&w->u32, ~(1u << me));
+  scopedsm::fetch_and<uint32_t>(&w->u32, ~bit(me));
   scopedsm::fetch_min<int64_t>(&w->i64, -me);
   scopedsm::fetch_min<double>(&w->f64, -static_cast<double>(me));
   // exchange: everyone swaps its rank in; the values taken out and the one
