@@ -31,6 +31,18 @@ CONFIGS = {
     # Home migration at barriers (JIAJIA's HMIG), in both node modes.
     "home-migration": {"SCOPEDSM_HOME_MIGRATION": "on"},
     "home-migration-node-sharing-off": {"SCOPEDSM_HOME_MIGRATION": "on", "SCOPEDSM_NODE_SHARING": "off"},
+    # The JIAJIA dissertation's ablation (Tab 4.5; docs/STUDIES.md), each
+    # step adding optimisations to the one before. JIA_base: every home
+    # write trapped, grants carry every notice, a writer drops its own copy,
+    # barrier rounds meet at rank 0. JIA_w: + adaptive write detection,
+    # lock incarnations and single-writer retention (read notices,
+    # PROTOCOL.md §6b). There is no CO-WD, so no JIA_w+c. JIA_w+b: + the
+    # dissemination barrier (ScopeDSM's defaults). HMIG: + home migration.
+    "jia-base": {"SCOPEDSM_WRITE_DETECT": "all", "SCOPEDSM_LOCK_INCARNATIONS": "off",
+                 "SCOPEDSM_WRITER_RETENTION": "off", "SCOPEDSM_BARRIER": "central"},
+    "jia-w": {"SCOPEDSM_BARRIER": "central"},
+    "jia-w-b": {},
+    "hmig": {"SCOPEDSM_HOME_MIGRATION": "on"},
 }
 VARIANTS = ["seq", "dsm", "mpi", "omp"]
 

@@ -2,7 +2,7 @@
 matplotlib the report still has its tables, and says so."""
 import os
 
-from . import results
+from . import ablation, results
 
 # Colours of the JIAJIA categories, in results.TIME_CATEGORIES order.
 CATEGORY_COLOURS = ["#4c72b0", "#dd8452", "#c44e52", "#8172b3", "#937860", "#55a868"]
@@ -36,8 +36,9 @@ def draw_all(out_dir, data):
         return [], ["matplotlib is not installed, so there are no plots (apt-get install python3-matplotlib, "
                     "or pip install matplotlib)"]
     drawn = []
-    jobs = [(name, draw, data[name if name != "traffic" else "breakdown"])
-            for name, draw in (("speedup", speedup), ("breakdown", breakdown), ("traffic", traffic), ("micro", micro))]
+    drawers = (("speedup", speedup), ("breakdown", breakdown), ("traffic", traffic), ("micro", micro),
+               ("ablation", ablation.plot))
+    jobs = [(name, draw, data.get(name if name != "traffic" else "breakdown")) for name, draw in drawers]
     jobs += [(name, ranks, per) for name, per in data.get("ranks", [])]
     for name, draw, what in jobs:
         path = os.path.join(out_dir, f"{name}.png")

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from . import bench, plots, results
+from . import ablation, bench, plots, results
 
 
 class ReportError(Exception):
@@ -257,6 +257,11 @@ def write_markdown(path, merged, pictures, notes):
         out.append("")
         if "traffic" in pictures:
             out += ["![traffic](traffic.png)", ""]
+    arows = ablation.rows(summary, runs)
+    if arows:
+        out += ablation.markdown(arows)
+        if "ablation" in pictures:
+            out += ["![ablation](ablation.png)", ""]
     for per in merged["per_rank"]:
         out += per_rank_section(per, pictures)
     for trace in merged["traces"]:
@@ -303,7 +308,7 @@ def main(argv, config):
         return 2
     procs, srows = speedup_rows(merged["summary"])
     data = {"speedup": (procs, srows), "breakdown": breakdown_rows(merged["summary"], merged["runs"]),
-            "micro": micro_rows(merged["micro"]),
+            "micro": micro_rows(merged["micro"]), "ablation": ablation.rows(merged["summary"], merged["runs"]),
             "ranks": [(per_rank_picture(per), per) for per in merged["per_rank"]]}
     pictures, notes = plots.draw_all(out_dir, data)
     md = os.path.join(out_dir, "report.md")
