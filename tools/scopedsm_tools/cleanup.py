@@ -12,19 +12,11 @@ import os
 import re
 import sys
 
+from . import hosts
+
 NAME = re.compile(r"^scopedsm-home-(\d+)-[A-Za-z0-9]{6}$")
 
 USAGE = "usage: scopedsm cleanup DIR [DIR...]   (no DIR: the leftovers of `scopedsm run --hosts`)"
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def leftovers(directory):
@@ -32,7 +24,7 @@ def leftovers(directory):
     out = []
     for name in sorted(os.listdir(directory)):
         m = NAME.match(name)
-        if m and not alive(int(m.group(1))):
+        if m and not hosts.pid_alive(int(m.group(1))):
             out.append(os.path.join(directory, name))
     return out
 
@@ -40,7 +32,6 @@ def leftovers(directory):
 def main(argv, config=None):
     del config
     if not argv:
-        from . import hosts
         return hosts.cleanup_main([])
     if argv[0] in ("-h", "--help"):
         print(USAGE)

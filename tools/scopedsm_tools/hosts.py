@@ -95,7 +95,8 @@ def _run(ip, args, check=True):
     return out
 
 
-def _pid_alive(pid):
+def pid_alive(pid):
+    """True if process `pid` exists (also when it is not ours to signal)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -292,7 +293,7 @@ def leftover_dirs():
     tmp = tempfile.gettempdir()
     for name in os.listdir(tmp):
         pid, dash, _rest = name[len(TMP_PREFIX):].partition("-")
-        if name.startswith(TMP_PREFIX) and dash and pid.isdigit() and not _pid_alive(int(pid)):
+        if name.startswith(TMP_PREFIX) and dash and pid.isdigit() and not pid_alive(int(pid)):
             found.append(os.path.join(tmp, name))
     return found
 
@@ -305,7 +306,7 @@ def leftovers(ip):
         name = line.split()[0] if line.split() else ""
         rest = name[len(NS_PREFIX):] if name.startswith(NS_PREFIX) else ""
         pid, dash, _host = rest.partition("-")
-        if dash and pid.isdigit() and not _pid_alive(int(pid)):
+        if dash and pid.isdigit() and not pid_alive(int(pid)):
             namespaces.append(name)
     for line in _run(ip, ["-o", "link", "show"]).stdout.splitlines():
         parts = line.split(":")
@@ -323,7 +324,7 @@ def leftovers(ip):
             pid = int(pid36, 36)
         except ValueError:
             continue
-        if not _pid_alive(pid):
+        if not pid_alive(pid):
             links.append(name)
     return namespaces, links
 
