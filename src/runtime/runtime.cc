@@ -417,7 +417,10 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   t.set_idle_work(nullptr);
   for (int p = 0; p < s.size; ++p) t.send_shared(p, kTagRequest, bye);
   service_->join();
-  t.release_held_sends();  // before the collective MPI calls below
+  // Before the collective MPI calls below. Not the service thread's job at
+  // its end: it may stop (every SHUTDOWN heard, ours to ourselves included)
+  // before this thread has even posted its SHUTDOWNs to the others.
+  t.release_held_sends();
   s.rma.free();
   t.finalize();
   s.node.finalize();
