@@ -78,6 +78,7 @@ runs=(
   "idle_wait|2|idle_wait ${idle[*]}"
   "cache_replacement_reuse|2|cache_replacement --pattern=reuse ${sizes[*]}"
   "cache_replacement_cyclic|2|cache_replacement --pattern=cyclic ${sizes[*]}"
+  "cache_policy_np4|4|cache_policy ${sizes[*]}"
   "read_fault_traced|2|read_fault ${sizes[*]}"
   "write_fault_release_traced|2|write_fault_release ${sizes[*]}"
   "lock_uncontended_traced|2|lock_uncontended ${sizes[*]}"

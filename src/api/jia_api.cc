@@ -237,6 +237,14 @@ extern "C" void scopedsm_test_set_compute_time(double seconds) {
   rt.load().set_test_seconds(seconds);
 }
 
+extern "C" void scopedsm_test_set_cache_policy(const char* policy) {
+  Runtime& rt = Runtime::require_running(jia_call("scopedsm_test_set_cache_policy"));
+  const std::string p = policy == nullptr ? "" : policy;
+  if (p != "fifo" && p != "remote")
+    scopedsm::fatal("scopedsm_test_set_cache_policy(%s): the policy is fifo or remote", p.c_str());
+  rt.state().cache.set_policy(p == "remote" ? scopedsm::CachePolicy::kRemoteVictim : scopedsm::CachePolicy::kFifo);
+}
+
 extern "C" void scopedsm_test_set_net(const char* spec) {
   Runtime& rt = Runtime::require_running(jia_call("scopedsm_test_set_net"));
   scopedsm::NetParams params;

@@ -26,6 +26,11 @@ void scopedsm_test_set_compute_time(double seconds);
  * the network lines stay per process even where node peers share memory. */
 void scopedsm_test_set_net(const char* spec);
 
+/* Switches this process's cache replacement policy (SCOPEDSM_CACHE_POLICY
+ * syntax: "fifo" or "remote") from now on, for benchmarks that compare the
+ * two in one run; the pages cached stay. Anything else ends the job. */
+void scopedsm_test_set_cache_policy(const char* policy);
+
 #ifdef __cplusplus
 }
 #endif

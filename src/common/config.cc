@@ -107,6 +107,11 @@ const std::vector<ConfigVariable>& config_variables() {
        "Capacity of each process's cache of remote pages, in pages (at least 4: one instruction may touch "
        "four pages, a string copy whose source and destination both straddle a page boundary, and all must be "
        "resident at once)."},
+      {"SCOPEDSM_CACHE_POLICY", "fifo",
+       "Replacement in the cache of remote pages: 'fifo' (the page fetched longest ago goes first) or 'remote' "
+       "(remote-aware: copies of pages homed on this node, which cost a memory copy to bring back, go before "
+       "copies of pages homed on other nodes, which cost a network round trip; far copies stay up to twice as "
+       "long, in a victim part of at most half the cache, as the RVC of the SHPSEC paper)."},
       {"SCOPEDSM_HOME_POLICY", "cyclic",
        "Home placement of scopedsm_alloc, jia_alloc and jia_alloc1: 'cyclic' (scopedsm_alloc deals pages one by "
        "one from rank 0; jia_alloc and jia_alloc1 put a whole allocation on one rank, as JIAJIA 2.1 did) or "
@@ -127,6 +132,11 @@ const std::vector<ConfigVariable>& config_variables() {
        "'on': processes on one node copy pages straight from each other's home memory and apply diffs to it, "
        "with no message and no wait for the home's threads. 'off': every process is a node of its own (pages, "
        "diffs and wake-ups go through MPI), to exercise and measure the cross-node path on one machine."},
+      {"SCOPEDSM_NODE_PROCS", "all",
+       "At most this many processes per node: each machine's processes are split into nodes of this many "
+       "consecutive ranks, which share memory only among themselves, so one machine can stand for several "
+       "nodes of a given size (for studies of processes per node, and of a mix of near and far homes). "
+       "'all': one node per machine."},
       {"SCOPEDSM_HOME_MIGRATION", "off",
        "'on': at a barrier, a page written since the previous barrier by one process only, which still holds "
        "its copy, gets that process as its new home (JIAJIA's HMIG), decided alike on every process from the "
@@ -280,6 +290,11 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
       return bad("SCOPEDSM_CACHE_PAGES", *v, "a page count from 4 to 268435456");
     c.cache_pages = n;
   }
+  if (auto v = lookup("SCOPEDSM_CACHE_POLICY")) {
+    if (*v == "fifo") c.cache_remote_victim = false;
+    else if (*v == "remote") c.cache_remote_victim = true;
+    else return bad("SCOPEDSM_CACHE_POLICY", *v, "fifo or remote");
+  }
   if (auto v = lookup("SCOPEDSM_HOME_POLICY")) {
     if (*v == "cyclic") c.home_policy = HomePolicy::kCyclic;
     else if (*v == "first-touch") c.home_policy = HomePolicy::kFirstTouch;
@@ -332,6 +347,12 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (auto v = lookup("SCOPEDSM_NODE_SHARING")) {
     Status s = parse_bool("SCOPEDSM_NODE_SHARING", *v, &c.node_sharing);
     if (!s.ok()) return s;
+  }
+  if (auto v = lookup("SCOPEDSM_NODE_PROCS")) {
+    uint64_t n = 0;
+    if (*v == "all") c.node_procs = 0;
+    else if (parse_uint(*v, &n).ok() && n >= 1 && n <= 65536) c.node_procs = static_cast<uint32_t>(n);
+    else return bad("SCOPEDSM_NODE_PROCS", *v, "'all' or a process count from 1 to 65536");
   }
   if (auto v = lookup("SCOPEDSM_HOME_MIGRATION")) {
     Status s = parse_bool("SCOPEDSM_HOME_MIGRATION", *v, &c.home_migration);
@@ -526,6 +547,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   std::vector<std::pair<std::string, std::string>> out = {
       {"region_size", size_text(c.region_size)},
       {"cache_pages", std::to_string(c.cache_pages)},
+      {"cache_policy", c.cache_remote_victim ? "remote" : "fifo"},
       {"home_policy", c.home_policy == HomePolicy::kCyclic ? "cyclic" : "first-touch"},
   };
   if (!c.stats_file.empty()) out.push_back({"stats_file", c.stats_file});
@@ -537,6 +559,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"poll_us", std::to_string(c.poll_us)});
   out.push_back({"write_detect", c.write_detect_all ? "all" : "adaptive"});
   out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});
+  out.push_back({"node_procs", c.node_procs == 0 ? "all" : std::to_string(c.node_procs)});
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
   out.push_back({"lock_incarnations", c.lock_incarnations ? "on" : "off"});
   out.push_back({"writer_retention", c.writer_retention ? "on" : "off"});

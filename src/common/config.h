@@ -97,6 +97,7 @@ std::string net_text(const NetParams& net);
 struct Config {
   uint64_t region_size = 16ull << 30;  // bytes of shared address space
   uint64_t cache_pages = 65536;        // capacity of the remote-page cache
+  bool cache_remote_victim = false;    // SCOPEDSM_CACHE_POLICY=remote: near copies evicted before far ones
   HomePolicy home_policy = HomePolicy::kCyclic;
   std::string stats_file;              // JSON statistics path; empty = none
   std::string trace_file;              // trace-event JSON path (SCOPEDSM_TRACE); empty = no trace
@@ -111,6 +112,7 @@ struct Config {
   bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy
   bool central_barrier = false;        // SCOPEDSM_BARRIER=central: rounds meet at rank 0 (JIAJIA's BROADCAST off)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
+  uint32_t node_procs = 0;             // SCOPEDSM_NODE_PROCS: at most this many processes per node; 0 = all
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
   int locks = kMaxLocks;               // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)

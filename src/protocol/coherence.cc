@@ -174,7 +174,10 @@ uint32_t Coherence::obtain_slot(uint64_t page) {
     evict(victim);
     slot = cache_->take_free();
   }
-  cache_->occupy(slot, page);
+  // Far: a copy of it costs a network round trip, not a copy from this
+  // node's memory (remote-aware replacement keeps those longer).
+  const int home = (*pages_)[page].home.load(std::memory_order_relaxed);
+  cache_->occupy(slot, page, home < 0 || source_for(home) != &node_source_);
   (*pages_)[page].slot = slot;
   return slot;
 }
@@ -459,6 +462,7 @@ void Coherence::evict(uint32_t slot) {
   uint64_t page = cache_->page_in(slot);
   PageMeta& m = (*pages_)[page];
   ++stats_->evictions;
+  if (cache_->far(slot)) ++stats_->evictions_far;
   if (m.state == PageState::kReadWrite) {
     // A dirty page's writes go home before its copy goes: nothing is lost,
     // and a later fetch of the page sees them.

@@ -158,7 +158,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   if (agreed[0] != cfg.region_size || ~agreed[1] != cfg.region_size)
     fatal("%s: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value", init);
 
-  Status s = state_->node.init(MPI_COMM_WORLD, cfg.node_sharing);
+  Status s = state_->node.init(MPI_COMM_WORLD, cfg.node_sharing, cfg.node_procs);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   s = state_->transport.init(MPI_COMM_WORLD, state_->node, cfg);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
@@ -173,7 +173,8 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
           state_->region.page_size());
   s = state_->pages.init(state_->region.num_pages());
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
-  s = state_->cache.init(cfg.cache_pages, state_->region.page_size());
+  s = state_->cache.init(cfg.cache_pages, state_->region.page_size(),
+                         cfg.cache_remote_victim ? CachePolicy::kRemoteVictim : CachePolicy::kFifo);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
 
   const bool node_shared = share_node_memory();

@@ -62,6 +62,7 @@ namespace scopedsm {
   X(invalidations)               \
   X(retained)                    \
   X(evictions)                   \
+  X(evictions_far)               \
   X(dirty_evictions)             \
   X(stale_discards)              \
   X(locks)                       \

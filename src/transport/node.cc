@@ -14,12 +14,21 @@ void NodeTopology::finalize() {
   if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
 }
 
-Status NodeTopology::init(MPI_Comm world, bool sharing) {
+Status NodeTopology::init(MPI_Comm world, bool sharing, uint32_t max_procs) {
   sharing_ = sharing;
   MPI_Comm_rank(world, &rank_);
   MPI_Comm_size(world, &size_);
   if (sharing) {
     MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_comm_);
+    if (max_procs > 0) {
+      // Smaller nodes within the machine: groups of consecutive local ranks.
+      int local = 0;
+      MPI_Comm_rank(node_comm_, &local);
+      MPI_Comm part = MPI_COMM_NULL;
+      MPI_Comm_split(node_comm_, local / static_cast<int>(max_procs), local, &part);
+      MPI_Comm_free(&node_comm_);
+      node_comm_ = part;
+    }
   } else {
     MPI_Comm_split(world, rank_, 0, &node_comm_);  // a node of one
   }

@@ -34,8 +34,10 @@ class NodeTopology {
   NodeTopology(const NodeTopology&) = delete;
   NodeTopology& operator=(const NodeTopology&) = delete;
 
-  // Collective over `world`. With `sharing` false every process is its own node.
-  Status init(MPI_Comm world, bool sharing);
+  // Collective over `world`. With `sharing` false every process is its own
+  // node; with `max_procs` > 0 each machine's processes form nodes of at most
+  // that many consecutive ranks (SCOPEDSM_NODE_PROCS).
+  Status init(MPI_Comm world, bool sharing, uint32_t max_procs = 0);
 
   int rank() const { return rank_; }
   int size() const { return size_; }

@@ -13,7 +13,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <set>
+#include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,32 +30,49 @@ bool sharing_requested() {
   return v == nullptr || std::strcmp(v, "off") != 0;  // on or off: anything else ends jia_init
 }
 
-// The hosts of the job, by MPI's processor names: (hosts, processes on ours).
-std::pair<uint64_t, uint64_t> host_layout() {
+// SCOPEDSM_NODE_PROCS: at most this many processes per node (0: all of a host).
+uint64_t node_procs_requested() {
+  const char* v = std::getenv("SCOPEDSM_NODE_PROCS");
+  return v == nullptr || std::strcmp(v, "all") == 0 ? 0 : std::strtoull(v, nullptr, 10);
+}
+
+// The layout of the job by MPI's processor names, with hosts split into
+// nodes of at most `k` consecutive ranks (0: a node per host).
+struct Layout {
+  uint64_t nodes = 0;  // in the job
+  uint64_t here = 0;   // processes on this process's node
+};
+Layout host_layout(uint64_t k) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
   MPI_Get_processor_name(name, &len);
   std::vector<char> all(static_cast<size_t>(nprocs()) * MPI_MAX_PROCESSOR_NAME);
   MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
-  std::set<std::string> hosts;
-  uint64_t here = 0;
+  std::map<std::string, uint64_t> per_host;
+  uint64_t index = 0;  // this process's place among its host's processes, by rank
   for (int r = 0; r < nprocs(); ++r) {
     const std::string host(&all[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
-    hosts.insert(host);
-    if (host == name) ++here;
+    if (r == rank()) index = per_host[host];
+    ++per_host[host];
   }
-  return {hosts.size(), here};
+  Layout out;
+  const uint64_t on_host = per_host[name];
+  if (k == 0) k = static_cast<uint64_t>(nprocs());
+  for (const auto& [host, n] : per_host) out.nodes += (n + k - 1) / k;
+  out.here = std::min(k, on_host - index / k * k);
+  return out;
 }
 
 TEST(Node, LayoutIsReported) {
   // A node per host (one machine, or the network-namespace hosts of
-  // scopedsm run --hosts, each with its own hostname), or one per process.
+  // scopedsm run --hosts, each with its own hostname), or one per process;
+  // hosts split in nodes of SCOPEDSM_NODE_PROCS processes.
   const uint64_t p = static_cast<uint64_t>(nprocs());
-  const auto [hosts, here] = host_layout();
+  const Layout layout = host_layout(node_procs_requested());
   if (sharing_requested()) {
-    EXPECT_EQ(counter("nodes"), hosts);
-    EXPECT_EQ(counter("node_procs"), here);
-    EXPECT_EQ(counter("node_shared"), here > 1 ? 1u : 0u);
+    EXPECT_EQ(counter("nodes"), layout.nodes);
+    EXPECT_EQ(counter("node_procs"), layout.here);
+    EXPECT_EQ(counter("node_shared"), layout.here > 1 ? 1u : 0u);
   } else {
     EXPECT_EQ(counter("nodes"), p);
     EXPECT_EQ(counter("node_procs"), 1u);

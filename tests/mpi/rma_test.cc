@@ -13,11 +13,13 @@
 // SCOPEDSM_TEST_FAULT=slow-untrap makes the home untrap 50 ms late after a
 // barrier, so a reader can copy the page in between.
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "support/test_util.h"
 
@@ -25,7 +27,17 @@ using namespace scopedsm_test;
 
 namespace {
 
-bool one_sided_in_use() { return counter("rma") != 0; }
+// Collective: every process asks the same.
+bool same_node(int a, int b) {
+  const int mine = static_cast<int>(counter("node"));
+  std::vector<int> node(static_cast<size_t>(nprocs()));
+  MPI_Allgather(&mine, 1, MPI_INT, node.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  return node[static_cast<size_t>(a)] == node[static_cast<size_t>(b)];
+}
+// Collective. Pages homed at `home` are read one-sided by `reader` (windows
+// exist, and the two are on different nodes: not so with
+// SCOPEDSM_NODE_PROCS=2, where ranks 0 and 1 share one).
+bool one_sided_between(int home, int reader) { return !same_node(home, reader) && counter("rma") != 0; }
 // SCOPEDSM_WRITE_DETECT=all: homes trap every page from the start.
 bool trap_all() {
   const char* v = std::getenv("SCOPEDSM_WRITE_DETECT");
@@ -34,8 +46,9 @@ bool trap_all() {
 
 TEST(OneSided, HomeNeverUntrapsAPageReadOneSided) {
   if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
-  if (!one_sided_in_use()) std::printf("one-sided path not in use; the values are checked all the same\n");
   const int home = 0, reader = 1;
+  const bool one_sided = one_sided_between(home, reader);
+  if (!one_sided) std::printf("one-sided path not in use; the values are checked all the same\n");
   const int rounds = 4;
   auto* a = static_cast<volatile uint64_t*>(scopedsm_alloc_cyclic(rounds * page(), rounds * page(), home));
   const uint64_t rma0 = counter("rma_fetches");
@@ -69,7 +82,7 @@ TEST(OneSided, HomeNeverUntrapsAPageReadOneSided) {
     }
     scopedsm_barrier();
   }
-  if (rank() == reader && one_sided_in_use()) {
+  if (rank() == reader && one_sided) {
     EXPECT_GE(counter("rma_fetches") - rma0, 1u);
   }
   scopedsm_barrier();
@@ -77,8 +90,9 @@ TEST(OneSided, HomeNeverUntrapsAPageReadOneSided) {
 
 TEST(OneSided, UntrappedPagesAreFetchedTheRecordedWay) {
   if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
-  if (!one_sided_in_use()) std::printf("one-sided path not in use; the values are checked all the same\n");
   const int home = 0, reader = 1;
+  const bool one_sided = one_sided_between(home, reader);
+  if (!one_sided) std::printf("one-sided path not in use; the values are checked all the same\n");
   const int pages = 4;
   auto* a = static_cast<volatile uint64_t*>(scopedsm_alloc_cyclic(pages * page(), pages * page(), home));
   const uint64_t fallbacks0 = counter("rma_fallbacks");
@@ -98,7 +112,7 @@ TEST(OneSided, UntrappedPagesAreFetchedTheRecordedWay) {
     for (int k = 0; k < pages; ++k)
       EXPECT_EQ(a[k * page() / sizeof(uint64_t)], 20u + static_cast<uint64_t>(k)) << "page " << k << " is stale";
   }
-  if (rank() == reader && one_sided_in_use()) {
+  if (rank() == reader && one_sided) {
     if (trap_all()) {
       EXPECT_EQ(counter("rma_fallbacks") - fallbacks0, 0u) << "every page is trapped: no fetch needs the message path";
     } else {

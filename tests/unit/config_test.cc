@@ -84,7 +84,7 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_REGION_SIZE", "1K"}, BadValue{"SCOPEDSM_REGION_SIZE", "-1G"},
                                          BadValue{"SCOPEDSM_REGION_SIZE", "99999T"}, BadValue{"SCOPEDSM_CACHE_PAGES", "0"}, BadValue{"SCOPEDSM_CACHE_PAGES", "3"},
                                          BadValue{"SCOPEDSM_CACHE_PAGES", "ten"}, BadValue{"SCOPEDSM_CACHE_PAGES", "-3"},
-                                         BadValue{"SCOPEDSM_HOME_POLICY", "random"}, BadValue{"SCOPEDSM_STATS_FILE", ""},
+                                         BadValue{"SCOPEDSM_HOME_POLICY", "random"}, BadValue{"SCOPEDSM_CACHE_POLICY", "lru"}, BadValue{"SCOPEDSM_NODE_PROCS", "0"}, BadValue{"SCOPEDSM_NODE_PROCS", "half"}, BadValue{"SCOPEDSM_STATS_FILE", ""},
                                          BadValue{"SCOPEDSM_SUMMARY", "maybe"}, BadValue{"SCOPEDSM_LOG", "loud"},
                                          BadValue{"SCOPEDSM_STRICT", "maybe"},
                                          BadValue{"SCOPEDSM_TIMEOUT", "-1"}, BadValue{"SCOPEDSM_TIMEOUT", "soon"},
@@ -297,7 +297,9 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_HOME_MEMORY", "256M"},
                                 {"SCOPEDSM_RELEASE_POLICY", "aggressive"},
                                 {"SCOPEDSM_TEST_HINTS", "5"},
-                                {"SCOPEDSM_SCHEDULE", "sss,0.5"}}),
+                                {"SCOPEDSM_SCHEDULE", "sss,0.5"},
+                                {"SCOPEDSM_CACHE_POLICY", "remote"},
+                                {"SCOPEDSM_NODE_PROCS", "3"}}),
                            &c)
                   .ok());
   std::map<std::string, std::string> vars;
@@ -320,7 +322,9 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(back.locks, 2147482622);
   EXPECT_EQ(vars["SCOPEDSM_SCHEDULE"], "sss,0.5");
   EXPECT_EQ(vars["SCOPEDSM_NET"], "occupancy=5,bandwidth=100,interrupt=2500");
-  EXPECT_EQ(vars.size(), 27u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_CACHE_POLICY"], "remote");
+  EXPECT_EQ(vars["SCOPEDSM_NODE_PROCS"], "3");
+  EXPECT_EQ(vars.size(), 29u);  // all of them were set
 }
 
 }  // namespace
