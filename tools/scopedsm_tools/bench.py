@@ -43,6 +43,13 @@ CONFIGS = {
     "jia-w": {"SCOPEDSM_BARRIER": "central"},
     "jia-w-b": {},
     "hmig": {"SCOPEDSM_HOME_MIGRATION": "on"},
+    # Processes per node (issue 12): nodes of 2 processes on one machine.
+    "node-procs-2": {"SCOPEDSM_NODE_PROCS": "2"},
+    # Remote-aware replacement against FIFO: a small cache, with homes on
+    # this node and on another (nodes of 2 processes).
+    "small-cache-np2": {"SCOPEDSM_CACHE_PAGES": "256", "SCOPEDSM_NODE_PROCS": "2"},
+    "small-cache-np2-remote": {"SCOPEDSM_CACHE_PAGES": "256", "SCOPEDSM_NODE_PROCS": "2",
+                               "SCOPEDSM_CACHE_POLICY": "remote"},
 }
 VARIANTS = ["seq", "dsm", "mpi", "omp"]
 
