@@ -292,6 +292,8 @@ int scopedsm_describe(char* buf, size_t len) {
 void scopedsm_prepare(const void*, size_t, int) {}
 // Hints: one process holds everything; nothing to fetch or give back.
 void scopedsm_prefetch(const void*, size_t) {}
+void scopedsm_next_touch(const void*, size_t) {}  // one process: every home is here already
+void jia_nexttouch(void*, long) {}
 void(scopedsm_release)(const void*, size_t, int) {}
 void scopedsm_release_tagged(const void*, size_t, int, unsigned long) {}
 void jia_prefetch(void*, int) {}
