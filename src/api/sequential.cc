@@ -398,6 +398,7 @@ int scopedsm_cxx_rank(void) { return 0; }
 int scopedsm_cxx_size(void) { return 1; }
 double scopedsm_cxx_time(void) { return seconds(); }
 void scopedsm_cxx_barrier(void) { barrier(cxx_call("scopedsm::barrier")); }
+void scopedsm_cxx_next_touch(const void*, size_t) {}
 void scopedsm_cxx_wait(void) { require_running(cxx_call("scopedsm::wait")); }
 void scopedsm_cxx_lock(int id) { lock(cxx_call("scopedsm::LockGuard"), id); }
 void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule, const void*, size_t) {

@@ -122,19 +122,31 @@ void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
 // Re-homing on next touch (docs/PROTOCOL.md §6c)
 
 void Coherence::mark_next_touch(uint64_t first, uint64_t count) {
-  std::vector<uint32_t> drop;
+  std::vector<uint32_t> drop, trap;
   uint64_t marked = 0;
   for (uint64_t p = first; p < first + count; ++p) {
     PageMeta& m = (*pages_)[p];
     if (m.state == PageState::kUnallocated || m.home.load(std::memory_order_relaxed) == kHomeUnknown) continue;
     m.nt_pending = true;
     ++marked;
+    // Our own pages are trapped again: a copy of an untrapped home page
+    // makes the home note it as written (it cannot tell whether it wrote it
+    // after the copy, §2.3), and that note would beat every touch. Trapped,
+    // the home notes only its real writes.
+    if (m.state == PageState::kHomeUntrapped) {
+      region_->share().trap(static_cast<uint32_t>(p));
+      trap.push_back(static_cast<uint32_t>(p));
+    }
     // Our next touch must fault to be seen, and must fetch what the home
     // holds now. (A barrier has just ended the interval: no copy is being
     // written.) Only in touch mode: a write faults on a read-only copy anyway.
     if (!next_touch_write_ && (m.state == PageState::kReadOnly || m.state == PageState::kPrefetched))
       drop.push_back(static_cast<uint32_t>(p));
   }
+  transition_runs(trap, PageState::kHomeClean, "next-touch point");  // before we write again
+  // Copies others took of them since our barrier began (queued while they
+  // were untrapped) have all our writes: we have written nothing since.
+  drain_retraps(first, first + count);
   stats_->next_touch_pages_marked += marked;
   stats_->invalidations += drop.size();
   drop_copies(drop);  // sorted: one protection change per run
@@ -747,13 +759,14 @@ void Coherence::invalidate_all_copies() {
 // ---------------------------------------------------------------------------
 // Adaptive write detection
 
-void Coherence::drain_retraps() {
+void Coherence::drain_retraps(uint64_t quiet_first, uint64_t quiet_end) {
   region_->share().drain(&retraps_);
   for (uint32_t p : retraps_) {
     // A page whose home has just moved away (migrate_homes): the copy was
     // taken since our barrier began, we have not written the page since,
     // and the barrier's notice invalidates that copy. Nothing to note.
     if (!is_home_state((*pages_)[p].state)) continue;
+    if (p >= quiet_first && p < quiet_end) continue;  // trapped by mark_next_touch, not written since
     // The copy taken may be older than writes we made since, in any open
     // critical section: every open level gets the notice.
     stack_->note_everywhere(p);

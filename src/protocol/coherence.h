@@ -207,7 +207,10 @@ class Coherence {
   void discard_stale();
   void make_diff(uint64_t page);
   void send_pending(int home);
-  void drain_retraps();
+  // Drains the retrap queue; pages in [quiet_first, quiet_end) that are
+  // ours are not noted (mark_next_touch: we wrote nothing since our barrier
+  // began, so every copy taken since has all our writes).
+  void drain_retraps(uint64_t quiet_first = 0, uint64_t quiet_end = 0);
   // Keeps an invalid copy's memory until the next batch discard.
   void list_stale(uint32_t page);
   void mark_dirty(uint64_t page);

@@ -144,9 +144,13 @@ TEST(NextTouch, WritesByTheHomeOrBySeveralKeepTheHome) {
   }
   // Settled: a later touch moves nothing (unless an automatic point marked
   // the page again).
-  if (rank() == nprocs() - 1) ASSERT_EQ(word(a, 0), pattern(1, 0));
+  if (rank() == nprocs() - 1) {
+    ASSERT_EQ(word(a, 0), pattern(1, 0));
+  }
   scopedsm_barrier();
-  if (!automatic()) EXPECT_EQ(home(a, 0), 0);
+  if (!automatic()) {
+    EXPECT_EQ(home(a, 0), 0);
+  }
   if (rank() == 0) scopedsm_cv_reset(0);
   scopedsm_barrier();
 }
@@ -161,15 +165,21 @@ TEST(NextTouch, TheFirstBarrierAfterAnAllocationIsANextTouchPoint) {
     for (size_t p = 0; p < kPages; ++p) word(a, p) = pattern(6, p);
   scopedsm_barrier();  // the automatic point
   for (size_t p = 0; p < kPages; ++p)
-    if (toucher(p) == rank()) ASSERT_EQ(word(a, p), pattern(6, p));
+    if (toucher(p) == rank()) {
+      ASSERT_EQ(word(a, p), pattern(6, p));
+    }
   scopedsm_barrier();  // the move
   for (size_t p = 0; p < kPages; ++p) {
     ASSERT_EQ(word(a, p), pattern(6, p));
-    if (cached()) EXPECT_EQ(home(a, p), write_mode() ? 0 : toucher(p)) << "rank " << rank() << " page " << p;
+    if (cached()) {
+      EXPECT_EQ(home(a, p), write_mode() ? 0 : toucher(p)) << "rank " << rank() << " page " << p;
+    }
   }
   // Only the first barrier: another reader now moves nothing.
   const int before = home(a, 0);
-  if (rank() == 0 || (nprocs() > 2 && rank() == 2)) ASSERT_EQ(word(a, 0), pattern(6, 0));
+  if (rank() == 0 || (nprocs() > 2 && rank() == 2)) {
+    ASSERT_EQ(word(a, 0), pattern(6, 0));
+  }
   scopedsm_barrier();
   EXPECT_EQ(home(a, 0), before);
   scopedsm_barrier();
