@@ -25,10 +25,6 @@ namespace {
 
 constexpr size_t kPages = 16;
 
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string(v) == value;
-}
 bool write_mode() { return env_is("SCOPEDSM_NEXT_TOUCH_ON", "write"); }
 bool automatic() {
   const char* v = std::getenv("SCOPEDSM_NEXT_TOUCH");
