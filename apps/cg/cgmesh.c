@@ -34,8 +34,10 @@
  *
  * Output: besides the SCOPEDSM_RESULT line (time_s: the timed iterations),
  * rank 0 prints the time of the first iteration, where the re-homing cost
- * lands, and the mean of the others, from which the lead computes the
- * break-even iteration count (docs/PERFORMANCE.md).
+ * lands (with -r once, the next-touch point too), and the mean of the
+ * others. From a run with re-homing and one without, the break-even
+ * iteration count is (first_with - first_without) / (later_without -
+ * later_with), when the later iterations got faster.
  *
  * Verification: rank 0 computes the true residual |b - A x| / |b| from the
  * shared data after the last iteration and compares it with the recursive

@@ -122,6 +122,13 @@ void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
 // Re-homing on next touch (docs/PROTOCOL.md §6c)
 
 void Coherence::mark_next_touch(uint64_t first, uint64_t count) {
+  mark_pending(first, count);
+  // Copies others took of our marked pages since our barrier began (queued
+  // while they were untrapped) have all our writes: we wrote nothing since.
+  drain_retraps(true);
+}
+
+void Coherence::mark_pending(uint64_t first, uint64_t count) {
   std::vector<uint32_t> drop, trap;
   uint64_t marked = 0;
   for (uint64_t p = first; p < first + count; ++p) {
@@ -144,9 +151,6 @@ void Coherence::mark_next_touch(uint64_t first, uint64_t count) {
       drop.push_back(static_cast<uint32_t>(p));
   }
   transition_runs(trap, PageState::kHomeClean, "next-touch point");  // before we write again
-  // Copies others took of them since our barrier began (queued while they
-  // were untrapped) have all our writes: we have written nothing since.
-  drain_retraps(first, first + count);
   stats_->next_touch_pages_marked += marked;
   stats_->invalidations += drop.size();
   drop_copies(drop);  // sorted: one protection change per run
@@ -156,8 +160,9 @@ void Coherence::auto_next_touch() {
   for (AutoNextTouch& a : auto_next_touch_) {
     if (a.left == 0) continue;
     --a.left;
-    mark_next_touch(a.first, a.count);
+    mark_pending(a.first, a.count);
   }
+  drain_retraps(true);  // once every range is trapped (mark_next_touch)
   std::erase_if(auto_next_touch_, [](const AutoNextTouch& a) { return a.left == 0; });
 }
 
@@ -759,14 +764,14 @@ void Coherence::invalidate_all_copies() {
 // ---------------------------------------------------------------------------
 // Adaptive write detection
 
-void Coherence::drain_retraps(uint64_t quiet_first, uint64_t quiet_end) {
+void Coherence::drain_retraps(bool quiet) {
   region_->share().drain(&retraps_);
   for (uint32_t p : retraps_) {
     // A page whose home has just moved away (migrate_homes): the copy was
     // taken since our barrier began, we have not written the page since,
     // and the barrier's notice invalidates that copy. Nothing to note.
     if (!is_home_state((*pages_)[p].state)) continue;
-    if (p >= quiet_first && p < quiet_end) continue;  // trapped by mark_next_touch, not written since
+    if (quiet && (*pages_)[p].nt_pending && (*pages_)[p].state == PageState::kHomeClean) continue;
     // The copy taken may be older than writes we made since, in any open
     // critical section: every open level gets the notice.
     stack_->note_everywhere(p);

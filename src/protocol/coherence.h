@@ -207,10 +207,12 @@ class Coherence {
   void discard_stale();
   void make_diff(uint64_t page);
   void send_pending(int home);
-  // Drains the retrap queue; pages in [quiet_first, quiet_end) that are
-  // ours are not noted (mark_next_touch: we wrote nothing since our barrier
-  // began, so every copy taken since has all our writes).
-  void drain_retraps(uint64_t quiet_first = 0, uint64_t quiet_end = 0);
+  // Drains the retrap queue. `quiet` (right after a next-touch point): our
+  // pending pages, trapped there, are not noted, since we wrote nothing
+  // since our barrier began and every copy taken since has all our writes.
+  void drain_retraps(bool quiet = false);
+  // mark_next_touch without its drain of the retrap queue.
+  void mark_pending(uint64_t first, uint64_t count);
   // Keeps an invalid copy's memory until the next batch discard.
   void list_stale(uint32_t page);
   void mark_dirty(uint64_t page);

@@ -156,22 +156,26 @@ TEST(NextTouch, WritesByTheHomeOrBySeveralKeepTheHome) {
 TEST(NextTouch, TheFirstBarrierAfterAnAllocationIsANextTouchPoint) {
   if (!env_is("SCOPEDSM_NEXT_TOUCH", "barrier:1")) GTEST_SKIP() << "for SCOPEDSM_NEXT_TOUCH=barrier:1";
   if (nprocs() < 2) GTEST_SKIP() << "needs a home and another process";
-  uint64_t* a = pages_at_rank0();
+  uint64_t* arrays[2] = {pages_at_rank0(), pages_at_rank0()};  // both marked at the same barrier
   if (rank() == 0)
-    for (size_t p = 0; p < kPages; ++p) word(a, p) = pattern(6, p);
+    for (uint64_t* a : arrays)
+      for (size_t p = 0; p < kPages; ++p) word(a, p) = pattern(6, p);
   scopedsm_barrier();  // the automatic point
-  for (size_t p = 0; p < kPages; ++p)
-    if (toucher(p) == rank()) {
-      ASSERT_EQ(word(a, p), pattern(6, p));
-    }
+  for (uint64_t* a : arrays)
+    for (size_t p = 0; p < kPages; ++p)
+      if (toucher(p) == rank()) {
+        ASSERT_EQ(word(a, p), pattern(6, p));
+      }
   scopedsm_barrier();  // the move
-  for (size_t p = 0; p < kPages; ++p) {
-    ASSERT_EQ(word(a, p), pattern(6, p));
-    if (cached()) {
-      EXPECT_EQ(home(a, p), write_mode() ? 0 : toucher(p)) << "rank " << rank() << " page " << p;
+  for (uint64_t* a : arrays)
+    for (size_t p = 0; p < kPages; ++p) {
+      ASSERT_EQ(word(a, p), pattern(6, p));
+      if (cached()) {
+        EXPECT_EQ(home(a, p), write_mode() ? 0 : toucher(p)) << "rank " << rank() << " page " << p;
+      }
     }
-  }
   // Only the first barrier: another reader now moves nothing.
+  uint64_t* a = arrays[0];
   const int before = home(a, 0);
   if (rank() == 0 || (nprocs() > 2 && rank() == 2)) {
     ASSERT_EQ(word(a, 0), pattern(6, 0));
