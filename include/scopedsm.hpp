@@ -73,12 +73,9 @@ inline int size() { return scopedsm_cxx_size(); }
 inline void barrier() { scopedsm_cxx_barrier(); }
 inline void wait() { scopedsm_cxx_wait(); }
 inline double time() { return scopedsm_cxx_time(); }
-// Re-homing on next touch (scopedsm_next_touch in scopedsm.h). Collective.
+// Re-homing on next touch (scopedsm_next_touch in scopedsm.h): the pages of
+// [addr, addr + len) bytes. Collective.
 inline void next_touch(const void* addr, std::size_t len) { scopedsm_cxx_next_touch(addr, len); }
-template <typename T>
-void next_touch(const T* first, std::size_t count) {
-  next_touch(static_cast<const void*>(first), count * sizeof(T));
-}
 
 // Hints (scopedsm_prefetch and scopedsm_release in scopedsm.h): non-binding.
 // release's call site is its tag (the lag-by-one filter): the line and

@@ -255,6 +255,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"alloc_array_block_max", 2,
              "rank [0-9]+: alloc_array<double>\\(n=1024, Cyclic\\{18446744073709551615, 0\\}\\): block size too "
              "large",
+             {}},
+        Case{"next_touch_past_end", 2,
+             "rank [0-9]+: scopedsm::next_touch\\(0x[0-9a-f]+, 8192\\): the range is not all allocated shared memory",
              {}}),
     case_name);
 
