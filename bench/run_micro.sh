@@ -85,6 +85,8 @@ runs=(
   "barrier_np2_traced|2|barrier ${sizes[*]}"
   "net_model_off|2|net_model ${sizes[*]}"
   "net_model_message_off|2|net_model ${sizes[*]}"
+  "next_touch|2|next_touch"
+  "next_touch_off|2|next_touch"
 )
 
 tmp=$(mktemp)

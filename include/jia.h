@@ -92,6 +92,10 @@ void jia_setcv(int cv);
 void jia_resetcv(int cv);
 void jia_waitcv(int cv);
 
+/* Re-homing on next touch, not in JIAJIA 2.1: scopedsm_next_touch (see
+ * scopedsm.h) under a JIAJIA-style name. Collective. */
+void jia_nexttouch(void *addr, long len);
+
 /* Hints, not in JIAJIA 2.1 (ScopeDSM's scopedsm_prefetch and
  * scopedsm_release under JIAJIA-style names; see scopedsm.h): non-binding,
  * they never fault and never change a result. */

@@ -324,6 +324,20 @@ int scopedsm_describe(char *buf, size_t len);
  * shared region are ignored. */
 void scopedsm_prepare(const void *addr, size_t len, int for_write);
 
+/* Re-homing on next touch (docs/PROTOCOL.md §6c, docs/ALLOCATION.md).
+ * Collective: every process calls it at the same point with the same range,
+ * which must lie wholly in allocated shared memory, outside any critical
+ * section; it acts as a barrier. Afterwards each page the range touches is
+ * "next-touch pending": at the first barrier after another process touches
+ * it (SCOPEDSM_NEXT_TOUCH_ON=touch, the default: its first read or write
+ * fault; =write: only a write), the page's home moves to that process (a
+ * lone writer first, else the lowest-ranked toucher), on every process alike,
+ * with no extra message. A page written by its home or by several processes
+ * in that interval keeps its home. For data laid out by one process (serial
+ * initialisation) and then used by others. Counters next_touch_pages_marked
+ * and next_touch_pages_rehomed. */
+void scopedsm_next_touch(const void *addr, size_t len);
+
 /* Hints (docs/PROTOCOL.md §2.6). Non-binding: a hint never faults, never
  * waits for another process's computation, never changes a result, and may
  * be dropped; ranges outside allocated shared memory are ignored.

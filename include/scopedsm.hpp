@@ -35,6 +35,7 @@ int scopedsm_cxx_rank(void);
 int scopedsm_cxx_size(void);
 double scopedsm_cxx_time(void);
 void scopedsm_cxx_barrier(void);
+void scopedsm_cxx_next_touch(const void* addr, size_t len);
 void scopedsm_cxx_wait(void);
 void scopedsm_cxx_lock(int id);
 void scopedsm_cxx_unlock(int id);
@@ -72,6 +73,10 @@ inline int size() { return scopedsm_cxx_size(); }
 inline void barrier() { scopedsm_cxx_barrier(); }
 inline void wait() { scopedsm_cxx_wait(); }
 inline double time() { return scopedsm_cxx_time(); }
+// Re-homing on next touch (scopedsm_next_touch in scopedsm.h): the pages of
+// [addr, addr + len) bytes. Collective.
+inline void next_touch(const void* addr, std::size_t len) { scopedsm_cxx_next_touch(addr, len); }
+
 // Hints (scopedsm_prefetch and scopedsm_release in scopedsm.h): non-binding.
 // release's call site is its tag (the lag-by-one filter): the line and
 // column of the call, unless `tag` names one.

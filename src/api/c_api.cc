@@ -55,6 +55,9 @@ void lock(ApiCall call, int id) { sync_call(call).sync().lock(call, id); }
 void unlock(ApiCall call, int id) { sync_call(call).sync().unlock(call, id); }
 void barrier(ApiCall call) { sync_call(call).sync().barrier(call); }
 void wait(ApiCall call) { sync_call(call).sync().wait(call); }
+void next_touch(ApiCall call, const void* addr, size_t len) {
+  Runtime::require_running(call).next_touch(call, addr, len);
+}
 void prefetch(const void* addr, size_t len) {
   if (Runtime::running()) Runtime::require_running(c_call("scopedsm_prefetch")).prefetch(addr, len);
 }
@@ -342,6 +345,9 @@ int scopedsm_describe(char* buf, size_t len) {
 }
 
 void scopedsm_prefetch(const void* addr, size_t len) { scopedsm::api::prefetch(addr, len); }
+void scopedsm_next_touch(const void* addr, size_t len) {
+  scopedsm::api::next_touch(c_call("scopedsm_next_touch"), addr, len);
+}
 void(scopedsm_release)(const void* addr, size_t len, int priority) {
   scopedsm::api::release(addr, len, priority, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }

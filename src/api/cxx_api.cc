@@ -21,6 +21,9 @@ int scopedsm_cxx_rank(void) { return api::rank(cxx_call("scopedsm::rank")); }
 int scopedsm_cxx_size(void) { return api::size(cxx_call("scopedsm::size")); }
 double scopedsm_cxx_time(void) { return api::time(cxx_call("scopedsm::time")); }
 void scopedsm_cxx_barrier(void) { api::barrier(cxx_call("scopedsm::barrier")); }
+void scopedsm_cxx_next_touch(const void* addr, size_t len) {
+  api::next_touch(cxx_call("scopedsm::next_touch"), addr, len);
+}
 void scopedsm_cxx_wait(void) { api::wait(cxx_call("scopedsm::wait")); }
 void scopedsm_cxx_lock(int id) { api::lock(cxx_call("scopedsm::LockGuard"), id); }
 void scopedsm_cxx_unlock(int id) { api::unlock(cxx_call("scopedsm::LockGuard::~LockGuard"), id); }

@@ -24,6 +24,8 @@ void wait(ApiCall call);
 void cv_set(ApiCall call, int cv);
 void cv_reset(ApiCall call, int cv);
 void cv_wait(ApiCall call, int cv);
+// Collective: a next-touch point (Runtime::next_touch).
+void next_touch(ApiCall call, const void* addr, std::size_t len);
 // Hints: ignored unless the runtime is running (non-binding, never an error).
 void prefetch(const void* addr, std::size_t len);
 void release(const void* addr, std::size_t len, int priority, std::uint64_t tag);

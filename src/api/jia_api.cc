@@ -95,6 +95,12 @@ void jia_setcv(int cv) { scopedsm::api::cv_set(jia_call("jia_setcv"), cv); }
 void jia_resetcv(int cv) { scopedsm::api::cv_reset(jia_call("jia_resetcv"), cv); }
 void jia_waitcv(int cv) { scopedsm::api::cv_wait(jia_call("jia_waitcv"), cv); }
 
+void jia_nexttouch(void* addr, long len) {
+  const scopedsm::ApiCall call = scopedsm::jia_call("jia_nexttouch");
+  if (len < 0) scopedsm::fatal("jia_nexttouch(%p, %ld): the length is negative", addr, len);
+  scopedsm::api::next_touch(call, addr, static_cast<size_t>(len));
+}
+
 void jia_prefetch(void* addr, int len) {
   if (len > 0) scopedsm::api::prefetch(addr, static_cast<size_t>(len));
 }

@@ -30,7 +30,7 @@ module scopedsm
   private
 
   public :: scopedsm_init, scopedsm_finalize, scopedsm_rank, scopedsm_size, scopedsm_time
-  public :: scopedsm_barrier, scopedsm_wait, scopedsm_lock, scopedsm_unlock
+  public :: scopedsm_barrier, scopedsm_wait, scopedsm_lock, scopedsm_unlock, scopedsm_next_touch
   public :: scopedsm_cv_set, scopedsm_cv_reset, scopedsm_cv_wait
   public :: scopedsm_num_locks, scopedsm_num_condvars, scopedsm_alloc, scopedsm_error
 
@@ -59,6 +59,15 @@ module scopedsm
       import :: c_double
     end function
     subroutine scopedsm_barrier() bind(c, name="scopedsm_barrier")
+    end subroutine
+    ! Collective: a next-touch point for the array (or section) `a`, of
+    ! `bytes` bytes: each of its pages moves its home to the process that
+    ! touches it next (scopedsm_next_touch in scopedsm.h). E.g.
+    !   call scopedsm_next_touch(a, size(a, kind=c_size_t) * 8_c_size_t)
+    subroutine scopedsm_next_touch(a, bytes) bind(c, name="scopedsm_next_touch")
+      import :: c_size_t
+      type(*), dimension(*), intent(in) :: a
+      integer(c_size_t), value :: bytes
     end subroutine
     ! A rendezvous of all processes with no coherence action.
     subroutine scopedsm_wait() bind(c, name="scopedsm_wait")

@@ -292,6 +292,8 @@ int scopedsm_describe(char* buf, size_t len) {
 void scopedsm_prepare(const void*, size_t, int) {}
 // Hints: one process holds everything; nothing to fetch or give back.
 void scopedsm_prefetch(const void*, size_t) {}
+void scopedsm_next_touch(const void*, size_t) {}  // one process: every home is here already
+void jia_nexttouch(void*, long) {}
 void(scopedsm_release)(const void*, size_t, int) {}
 void scopedsm_release_tagged(const void*, size_t, int, unsigned long) {}
 void jia_prefetch(void*, int) {}
@@ -396,6 +398,7 @@ int scopedsm_cxx_rank(void) { return 0; }
 int scopedsm_cxx_size(void) { return 1; }
 double scopedsm_cxx_time(void) { return seconds(); }
 void scopedsm_cxx_barrier(void) { barrier(cxx_call("scopedsm::barrier")); }
+void scopedsm_cxx_next_touch(const void*, size_t) {}
 void scopedsm_cxx_wait(void) { require_running(cxx_call("scopedsm::wait")); }
 void scopedsm_cxx_lock(int id) { lock(cxx_call("scopedsm::LockGuard"), id); }
 void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule, const void*, size_t) {

@@ -33,7 +33,7 @@ Status parse_test_faults(const std::string& v, uint32_t* out) {
   const char* accepted =
       "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge, "
       "skip-seen-mark, rma-ignore-untrapped, slow-untrap, skip-barrier-round, stale-home-offer, keep-lost-home, "
-      "slow-barrier-finish and no-steal, or none";
+      "slow-barrier-finish, no-steal and next-touch-stale, or none";
   *out = 0;
   if (v == "none") return Status::Ok();
   size_t start = 0;
@@ -141,6 +141,12 @@ const std::vector<ConfigVariable>& config_variables() {
        "'on': at a barrier, a page written since the previous barrier by one process only, which still holds "
        "its copy, gets that process as its new home (JIAJIA's HMIG), decided alike on every process from the "
        "barrier's write notices, with no extra message. jia_config(HMIG, ON/OFF) sets it at run time."},
+      {"SCOPEDSM_NEXT_TOUCH", "off",
+       "'barrier:N' (N from 1 to 1000): the first N barriers after each allocation act as next-touch points for "
+       "its pages, as if every process called scopedsm_next_touch on it there; 'off': only the explicit calls."},
+      {"SCOPEDSM_NEXT_TOUCH_ON", "touch",
+       "What re-homes a page marked by a next-touch point: 'touch', the first read or write fault of another "
+       "process on it (the lowest such rank, a lone writer first); 'write', only a lone writer."},
       {"SCOPEDSM_LOCK_INCARNATIONS", "on",
        "'on': a lock grant carries only the write notices of releases the acquirer has not seen (JIAJIA's "
        "incarnation numbers); 'off': every notice the lock holds since the last barrier."},
@@ -196,7 +202,7 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
        "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
-       "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal); "
+       "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal), next-touch-stale; "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -357,6 +363,18 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (auto v = lookup("SCOPEDSM_HOME_MIGRATION")) {
     Status s = parse_bool("SCOPEDSM_HOME_MIGRATION", *v, &c.home_migration);
     if (!s.ok()) return s;
+  }
+  if (auto v = lookup("SCOPEDSM_NEXT_TOUCH")) {
+    uint64_t n = 0;
+    if (*v == "off") c.next_touch_barriers = 0;
+    else if (v->rfind("barrier:", 0) == 0 && parse_uint(v->substr(8), &n).ok() && n >= 1 && n <= 1000)
+      c.next_touch_barriers = static_cast<uint32_t>(n);
+    else return bad("SCOPEDSM_NEXT_TOUCH", *v, "off, or barrier:N with N from 1 to 1000");
+  }
+  if (auto v = lookup("SCOPEDSM_NEXT_TOUCH_ON")) {
+    if (*v == "touch") c.next_touch_write = false;
+    else if (*v == "write") c.next_touch_write = true;
+    else return bad("SCOPEDSM_NEXT_TOUCH_ON", *v, "touch or write");
   }
   if (auto v = lookup("SCOPEDSM_LOCK_INCARNATIONS")) {
     Status s = parse_bool("SCOPEDSM_LOCK_INCARNATIONS", *v, &c.lock_incarnations);
@@ -561,6 +579,8 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});
   out.push_back({"node_procs", c.node_procs == 0 ? "all" : std::to_string(c.node_procs)});
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
+  out.push_back({"next_touch", c.next_touch_barriers == 0 ? "off" : "barrier:" + std::to_string(c.next_touch_barriers)});
+  out.push_back({"next_touch_on", c.next_touch_write ? "write" : "touch"});
   out.push_back({"lock_incarnations", c.lock_incarnations ? "on" : "off"});
   out.push_back({"writer_retention", c.writer_retention ? "on" : "off"});
   out.push_back({"barrier", c.central_barrier ? "central" : "dissemination"});

@@ -46,6 +46,7 @@ enum class TestFault : uint32_t {
   kNoSteal = 1u << 14,            // loop scheduling never steals (AFS, AAFS, ABS): iterations of others' queues left undone
   kStaleIncarnation = 1u << 15,   // lock grants leave out the newest release's notices: stale reads
   kAtomicTorn = 1u << 16,        // atomics at the home load, yield, then store: lost updates
+  kNextTouchStale = 1u << 17,    // a barrier merge keeps a reader's next-touch offer over another's write: the reader's stale copy becomes the home
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -70,6 +71,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kNoSteal, "no-steal"},
     {TestFault::kStaleIncarnation, "stale-incarnation"},
     {TestFault::kAtomicTorn, "atomic-torn"},
+    {TestFault::kNextTouchStale, "next-touch-stale"},
 };
 
 // The communication-cost model (SCOPEDSM_NET; transport/net_model.h says
@@ -108,6 +110,8 @@ struct Config {
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   bool home_migration = false;         // single writers become homes at barriers (HMIG)
+  uint32_t next_touch_barriers = 0;    // SCOPEDSM_NEXT_TOUCH=barrier:N: the first N barriers after an allocation are next-touch points
+  bool next_touch_write = false;       // SCOPEDSM_NEXT_TOUCH_ON=write: only a write re-homes a pending page (else any touch)
   bool lock_incarnations = true;       // lock grants carry only notices newer than the acquirer's version
   bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy
   bool central_barrier = false;        // SCOPEDSM_BARRIER=central: rounds meet at rank 0 (JIAJIA's BROADCAST off)

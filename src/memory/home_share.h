@@ -54,8 +54,8 @@
 // start-up check of one-sided progress writes (transport/rma.h).
 //
 // Thread ownership: record_copies() by any thread of any process of the node;
-// `seen` bytes written by any process (one-sided); drain(), try_untrap*()
-// and reset() by the home's application thread only.
+// `seen` bytes written by any process (one-sided); drain(), try_untrap*(),
+// trap() and reset() by the home's application thread only.
 #pragma once
 
 #include <atomic>
@@ -97,6 +97,10 @@ class HomeShare {
   bool try_untrap(uint32_t page, uint32_t after_epoch) const;
   // Home only: untrapped unless anyone ever took a copy (first touch).
   bool try_untrap_fresh(uint32_t page) const;
+  // Home only: traps writes to the page again (clears kShareUntrapped, keeps
+  // the rest: a copier that queued it meanwhile is still drained). The
+  // caller write-protects the page before it writes it again.
+  void trap(uint32_t page) const { words_[page].fetch_and(~kShareUntrapped, std::memory_order_seq_cst); }
   // Home only: a new allocation's page, with no copy anywhere.
   void reset(uint32_t page, bool untrapped) const;
   // Whether a one-sided reader has marked the page.

@@ -74,6 +74,8 @@ struct PageMeta {
   uint8_t run_pages;          // kPrefetched only: pages its fetch run brought besides the faulting one
   bool hinted;                // kPrefetched only: its run was brought by a prefetch hint, not a fault
   bool demanded;              // fetched by a fault and named by no prefetch hint since (a later hint was late)
+  bool nt_pending;            // marked by a next-touch point; its home moves at the barrier after its next touch
+  bool nt_touched;            // nt_pending, and we fetched it by a fault since the last barrier (touch mode)
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it

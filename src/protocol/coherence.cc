@@ -47,6 +47,8 @@ Coherence::Coherence(const CoherenceParts& p)
       write_detect_all_(p.write_detect_all),
       home_migration_(p.home_migration),
       writer_retention_(p.writer_retention),
+      next_touch_write_(p.next_touch_write),
+      next_touch_barriers_(p.next_touch_barriers),
       max_run_(std::max<uint32_t>(1, std::min(p.fetch_pages, kMaxFetchPages))),
       window_(std::min<uint32_t>(4, max_run_)),
       test_faults_(p.test_faults),
@@ -75,16 +77,30 @@ Coherence::Coherence(const CoherenceParts& p)
   }
 }
 
-std::vector<WriteNotice> Coherence::barrier_notices(const std::vector<uint32_t>& pages) const {
+std::vector<WriteNotice> Coherence::barrier_notices(const std::vector<uint32_t>& pages) {
   std::vector<WriteNotice> out;
   out.reserve(pages.size());
   for (uint32_t p : pages) {
     // Only a copy we still hold is the page's contents (our writes went home
     // as diffs, and nobody else wrote it if the offer survives the merge);
     // an evicted one is not.
-    const bool offer = home_migration_ && (*pages_)[p].state == PageState::kReadOnly;
+    const PageMeta& m = (*pages_)[p];
+    const bool offer = (home_migration_ || m.nt_pending) && m.state == PageState::kReadOnly;
     out.push_back({p, rank_, offer || test_fault(TestFault::kStaleHomeOffer)});
   }
+  if (nt_touched_.empty()) return out;
+  // Pending pages we only read: a touch, offered while our copy (fetched
+  // since the mark) is still here. Written ones are offered above.
+  std::sort(nt_touched_.begin(), nt_touched_.end());
+  std::vector<WriteNotice> touches;
+  for (uint32_t p : nt_touched_) {
+    PageMeta& m = (*pages_)[p];
+    m.nt_touched = false;
+    if (m.nt_pending && m.state == PageState::kReadOnly && !std::binary_search(pages.begin(), pages.end(), p))
+      touches.push_back({p, rank_, true, true});
+  }
+  nt_touched_.clear();
+  merge_sorted(&out, touches);  // no page is in both
   return out;
 }
 
@@ -99,6 +115,55 @@ void Coherence::move_homes(const std::vector<WriteNotice>& notices) {
 void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
   invalidate(notices);
   untrap_after_barrier(notices, epoch_ - 1);
+  if (!auto_next_touch_.empty()) auto_next_touch();
+}
+
+// ---------------------------------------------------------------------------
+// Re-homing on next touch (docs/PROTOCOL.md §6c)
+
+void Coherence::mark_next_touch(uint64_t first, uint64_t count) {
+  mark_pending(first, count);
+  // Copies others took of our marked pages since our barrier began (queued
+  // while they were untrapped) have all our writes: we wrote nothing since.
+  drain_retraps(true);
+}
+
+void Coherence::mark_pending(uint64_t first, uint64_t count) {
+  std::vector<uint32_t> drop, trap;
+  uint64_t marked = 0;
+  for (uint64_t p = first; p < first + count; ++p) {
+    PageMeta& m = (*pages_)[p];
+    if (m.state == PageState::kUnallocated || m.home.load(std::memory_order_relaxed) == kHomeUnknown) continue;
+    m.nt_pending = true;
+    ++marked;
+    // Our own pages are trapped again: a copy of an untrapped home page
+    // makes the home note it as written (it cannot tell whether it wrote it
+    // after the copy, §2.3), and that note would beat every touch. Trapped,
+    // the home notes only its real writes.
+    if (m.state == PageState::kHomeUntrapped) {
+      region_->share().trap(static_cast<uint32_t>(p));
+      trap.push_back(static_cast<uint32_t>(p));
+    }
+    // Our next touch must fault to be seen, and must fetch what the home
+    // holds now. (A barrier has just ended the interval: no copy is being
+    // written.) Only in touch mode: a write faults on a read-only copy anyway.
+    if (!next_touch_write_ && (m.state == PageState::kReadOnly || m.state == PageState::kPrefetched))
+      drop.push_back(static_cast<uint32_t>(p));
+  }
+  transition_runs(trap, PageState::kHomeClean, "next-touch point");  // before we write again
+  stats_->next_touch_pages_marked += marked;
+  stats_->invalidations += drop.size();
+  drop_copies(drop);  // sorted: one protection change per run
+}
+
+void Coherence::auto_next_touch() {
+  for (AutoNextTouch& a : auto_next_touch_) {
+    if (a.left == 0) continue;
+    --a.left;
+    mark_pending(a.first, a.count);
+  }
+  drain_retraps(true);  // once every range is trapped (mark_next_touch)
+  std::erase_if(auto_next_touch_, [](const AutoNextTouch& a) { return a.left == 0; });
 }
 
 // ---------------------------------------------------------------------------
@@ -120,6 +185,10 @@ void Coherence::handle_fault(uint64_t page, Access access) {
         claim_home(page, access);
       } else {
         fetch(page, write);
+        if (m.nt_pending && !m.nt_touched && !next_touch_write_) {
+          m.nt_touched = true;  // offered at the next barrier (barrier_notices)
+          nt_touched_.push_back(static_cast<uint32_t>(page));
+        }
       }
       return;
     case PageState::kReadOnly:
@@ -193,7 +262,9 @@ uint32_t Coherence::run_length(uint64_t page, int home) const {
   uint32_t n = 1;
   while (n < want && page + n < pages_->allocated()) {
     const PageMeta& q = (*pages_)[page + n];
-    if (q.state != PageState::kInvalid || q.home.load(std::memory_order_relaxed) != home) break;
+    // A next-touch pending page is fetched only by its own touch, which is
+    // what records the touch.
+    if (q.state != PageState::kInvalid || q.home.load(std::memory_order_relaxed) != home || q.nt_pending) break;
     ++n;
   }
   return n;
@@ -298,9 +369,10 @@ void Coherence::prefetch(uint64_t first, uint64_t count) {
   while (p < end) {
     PageMeta& m = (*pages_)[p];
     const int home = m.home.load(std::memory_order_relaxed);
-    if (m.state != PageState::kInvalid || home == kHomeUnknown) {
+    if (m.state != PageState::kInvalid || home == kHomeUnknown || m.nt_pending) {
       // Valid already, homed here, unallocated, or of no known home (first
-      // touch decides it): nothing to fetch. A copy a fault brought since
+      // touch decides it), or next-touch pending (only a touch fetches it,
+      // which records the touch): nothing to fetch. A copy a fault brought since
       // the last hint for it means this hint came too late.
       if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite || m.state == PageState::kPrefetched) {
         if (m.demanded) ++stats_->hint_prefetch_late;
@@ -314,7 +386,7 @@ void Coherence::prefetch(uint64_t first, uint64_t count) {
     // A run of invalid pages of one home: one request.
     uint32_t n = 1;
     while (p + n < end && n < kMaxFetchPages && (*pages_)[p + n].state == PageState::kInvalid &&
-           (*pages_)[p + n].home.load(std::memory_order_relaxed) == home)
+           (*pages_)[p + n].home.load(std::memory_order_relaxed) == home && !(*pages_)[p + n].nt_pending)
       ++n;
     uint32_t got = room_for_hint(n);
     // A hint that cannot have its disk (file backing, disk full) is dropped:
@@ -619,6 +691,7 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
   if (test_fault(TestFault::kSkipInvalidate)) return;  // negative control: stale reads
   std::vector<uint32_t> drop;
   for (const WriteNotice& n : notices) {
+    if (n.touch_only) continue;  // a next-touch offer: nobody wrote the page
     PageMeta& m = (*pages_)[n.page];
     if (n.writer == rank_) {
       // Only we wrote it: our copy is current (single-writer retention).
@@ -695,13 +768,14 @@ void Coherence::invalidate_all_copies() {
 // ---------------------------------------------------------------------------
 // Adaptive write detection
 
-void Coherence::drain_retraps() {
+void Coherence::drain_retraps(bool quiet) {
   region_->share().drain(&retraps_);
   for (uint32_t p : retraps_) {
     // A page whose home has just moved away (migrate_homes): the copy was
     // taken since our barrier began, we have not written the page since,
     // and the barrier's notice invalidates that copy. Nothing to note.
     if (!is_home_state((*pages_)[p].state)) continue;
+    if (quiet && (*pages_)[p].nt_pending && (*pages_)[p].state == PageState::kHomeClean) continue;
     // The copy taken may be older than writes we made since, in any open
     // critical section: every open level gets the notice.
     stack_->note_everywhere(p);
@@ -715,9 +789,18 @@ void Coherence::drain_retraps() {
 
 void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
   std::vector<uint32_t> gained, lost;
+  uint64_t rehomed = 0;
   for (const WriteNotice& n : notices) {
-    if (!n.offers_home) continue;  // a merge keeps an offer only for a page with one writer
     PageMeta& m = (*pages_)[n.page];
+    // A next-touch pending page named by the barrier is settled, moved or
+    // not: touched (its toucher moves it), written by one writer that
+    // still has its copy (moves too), or written by its home, by several,
+    // or by a writer that lost its copy (stays).
+    const bool was_pending = m.nt_pending;
+    m.nt_pending = false;
+    m.nt_touched = false;
+    if (!n.offers_home) continue;  // a merge keeps an offer only for a page with one writer, or one toucher
+    if (n.writer == rank_ && was_pending) ++rehomed;
     if (n.writer == rank_) {
       // We offered because we hold the copy, and nothing since the offer
       // (we were in the barrier) can have dropped it.
@@ -759,6 +842,7 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
   }
   stats_->homes_gained += gained.size();
   stats_->homes_lost += lost.size();
+  stats_->next_touch_pages_rehomed += rehomed;
   homes_resident_ += gained.size();
   homes_resident_ -= std::min<uint64_t>(homes_resident_, lost.size());
 }
@@ -787,6 +871,8 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
     // make us note it as written at our next synchronization (a retrap),
     // so it would never have a single writer to move to.
     if (n.writer != rank_ && (n.writer != kMultipleWriters || home_migration_)) continue;
+    // A next-touch move to a reader: other readers may keep their copies.
+    if (n.touch_only) continue;
     if ((*pages_)[n.page].state != PageState::kHomeClean) continue;
     // Test only: a late home, so that readers can copy the page first.
     if (test_fault(TestFault::kSlowUntrap) && !slept) sleep_ns(50'000'000);
@@ -815,6 +901,7 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.seen_marked = false;
     m.run_pages = 0;
     m.hinted = m.demanded = false;
+    m.nt_pending = m.nt_touched = false;
     if (h == rank_) {
       region_->share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));
@@ -825,6 +912,7 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
   for_each_run(homes, [&](uint64_t run_first, uint64_t run_count) { reserve_disk(run_first, run_count, call); });
   homes_resident_ += homes.size();
   transition_runs(homes, adaptive ? PageState::kHomeUntrapped : PageState::kHomeClean, call);
+  if (next_touch_barriers_ != 0) auto_next_touch_.push_back({first, count, next_touch_barriers_});
 }
 
 void Coherence::transition(uint64_t page, PageState to, const char* context) {

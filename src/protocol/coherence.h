@@ -45,6 +45,8 @@ struct CoherenceParts {
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
   bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
   bool writer_retention = true;   // SCOPEDSM_WRITER_RETENTION: our own single-writer notices keep our copy
+  bool next_touch_write = false;  // SCOPEDSM_NEXT_TOUCH_ON=write: only a lone writer re-homes a pending page
+  uint32_t next_touch_barriers = 0;  // SCOPEDSM_NEXT_TOUCH=barrier:N: first N barriers after an allocation mark it
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
@@ -72,9 +74,12 @@ class Coherence {
   // made before the latest barrier (already covered by it) from newer ones.
   uint32_t epoch() const { return epoch_; }
   // This process's notices for a barrier: `pages` (sorted) written by us,
-  // each offering to take the page's home if home migration is on and we
-  // still hold our cached copy of it.
-  std::vector<WriteNotice> barrier_notices(const std::vector<uint32_t>& pages) const;
+  // each offering to take the page's home if home migration is on (or the
+  // page is next-touch pending) and we still hold our cached copy of it;
+  // and, in touch mode, a touch-only notice with an offer for each pending
+  // page we fetched by a fault since the last barrier, still hold, and did
+  // not write (docs/PROTOCOL.md §6c).
+  std::vector<WriteNotice> barrier_notices(const std::vector<uint32_t>& pages);
   // A barrier completed with the merged `notices`, in two steps. First
   // move_homes: starts the next epoch and moves the homes that were offered
   // (every process decides the same from the same notices); the caller
@@ -91,6 +96,13 @@ class Coherence {
   // again traps the pages untrapped now (noting them as written).
   void set_write_detect_all(bool all);
   void set_home_migration(bool on) { home_migration_ = on; }
+
+  // A next-touch point (scopedsm_next_touch, or an automatic one at a
+  // barrier): pages [first, first+count) become next-touch pending. Call
+  // right after a barrier, on every process alike. In touch mode our cached
+  // copies of them are dropped (in runs), so that our next touch faults.
+  // Pages with no home yet (first touch) are left alone.
+  void mark_next_touch(uint64_t first, uint64_t count);
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
@@ -162,6 +174,9 @@ class Coherence {
   // Home migration at a barrier: the pages whose single writer offered to
   // become their home get it as their home, on every process.
   void migrate_homes(const std::vector<WriteNotice>& notices);
+  // SCOPEDSM_NEXT_TOUCH=barrier:N, after a barrier: marks the allocations
+  // that still have automatic next-touch points left.
+  void auto_next_touch();
   void fetch(uint64_t page, bool for_write);
   // Fetches pages [first, first + count), all invalid and homed at `home`,
   // into cache slots (obtain_slot). The caller sets the first page's state;
@@ -192,7 +207,12 @@ class Coherence {
   void discard_stale();
   void make_diff(uint64_t page);
   void send_pending(int home);
-  void drain_retraps();
+  // Drains the retrap queue. `quiet` (right after a next-touch point): our
+  // pending pages, trapped there, are not noted, since we wrote nothing
+  // since our barrier began and every copy taken since has all our writes.
+  void drain_retraps(bool quiet = false);
+  // mark_next_touch without its drain of the retrap queue.
+  void mark_pending(uint64_t first, uint64_t count);
   // Keeps an invalid copy's memory until the next batch discard.
   void list_stale(uint32_t page);
   void mark_dirty(uint64_t page);
@@ -209,6 +229,14 @@ class Coherence {
   bool write_detect_all_;
   bool home_migration_;
   const bool writer_retention_;
+  const bool next_touch_write_;
+  const uint32_t next_touch_barriers_;
+  struct AutoNextTouch {
+    uint64_t first, count;
+    uint32_t left;  // barriers still to act as next-touch points
+  };
+  std::vector<AutoNextTouch> auto_next_touch_;
+  std::vector<uint32_t> nt_touched_;  // pending pages we fetched by a fault since the last barrier
   const uint32_t max_run_;
   uint32_t window_;  // the run a sequential fault fetches; doubles when a run is used, halves when wasted
   const uint32_t test_faults_;

@@ -10,7 +10,10 @@ void put_notices(Writer* out, const std::vector<WriteNotice>& notices) {
   out->put<uint32_t>(static_cast<uint32_t>(notices.size()));
   for (const auto& n : notices) {
     out->put<uint32_t>(n.page);
-    out->put<int32_t>(n.offers_home && n.writer >= 0 ? n.writer | kWireOffersHome : n.writer);
+    int32_t w = n.writer;
+    if (n.writer >= 0 && n.offers_home) w |= kWireOffersHome;
+    if (n.writer >= 0 && n.offers_home && n.touch_only) w |= kWireTouchOnly;
+    out->put<int32_t>(w);
   }
 }
 
@@ -29,6 +32,10 @@ Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<Write
     if (n.writer >= 0 && (n.writer & kWireOffersHome) != 0) {
       n.offers_home = true;
       n.writer &= ~kWireOffersHome;
+      if ((n.writer & kWireTouchOnly) != 0) {
+        n.touch_only = true;
+        n.writer &= ~kWireTouchOnly;
+      }
     }
     if (n.page >= page_limit) return Status::Error("notice names page " + std::to_string(n.page) + " outside the allocated region");
     if (n.writer != kMultipleWriters && (n.writer < 0 || n.writer >= ranks))
@@ -38,7 +45,23 @@ Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<Write
   return Status::Ok();
 }
 
-void merge_sorted(std::vector<WriteNotice>* into, const std::vector<WriteNotice>& other) {
+namespace {
+
+// The merge of two notices for one page (merge_sorted).
+WriteNotice merge_one(const WriteNotice& a, const WriteNotice& b, bool touch_wins) {
+  if (a.touch_only && b.touch_only) return a.writer <= b.writer ? a : b;
+  if (a.touch_only != b.touch_only) {
+    const WriteNotice& touch = a.touch_only ? a : b;
+    const WriteNotice& write = a.touch_only ? b : a;
+    return touch_wins ? touch : write;
+  }
+  const bool same = a.writer == b.writer;
+  return {a.page, same ? a.writer : kMultipleWriters, same && a.offers_home && b.offers_home};
+}
+
+}  // namespace
+
+void merge_sorted(std::vector<WriteNotice>* into, const std::vector<WriteNotice>& other, bool touch_wins) {
   if (other.empty()) return;
   std::vector<WriteNotice> out;
   out.reserve(into->size() + other.size());
@@ -50,8 +73,7 @@ void merge_sorted(std::vector<WriteNotice>* into, const std::vector<WriteNotice>
     } else if (b->page < a->page) {
       out.push_back(*b++);
     } else {
-      const bool same = a->writer == b->writer;
-      out.push_back({a->page, same ? a->writer : kMultipleWriters, same && a->offers_home && b->offers_home});
+      out.push_back(merge_one(*a, *b, touch_wins));
       ++a;
       ++b;
     }

@@ -186,6 +186,8 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.write_detect_all = cfg.write_detect_all;
   parts.home_migration = cfg.home_migration;
   parts.writer_retention = cfg.writer_retention;
+  parts.next_touch_write = cfg.next_touch_write;
+  parts.next_touch_barriers = cfg.next_touch_barriers;
   parts.fetch_pages = cfg.fetch_pages;
   parts.test_faults = cfg.test_faults;
   parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;
@@ -336,6 +338,29 @@ int Runtime::home_of(const void* addr, ApiCall call) {
   if (!s.region.contains(addr) || s.region.page_of(addr) >= s.pages.allocated())
     fatal("%s(%p): the address is not allocated shared memory", call.name, addr);
   return s.pages[s.region.page_of(addr)].home.load(std::memory_order_acquire);
+}
+
+void Runtime::next_touch(ApiCall call, const void* addr, size_t len) {
+  RuntimeState& s = *state_;
+  char text[160];
+  std::snprintf(text, sizeof text, "%s(%p, %zu)", call.name, addr, len);
+  const uint64_t base = reinterpret_cast<uintptr_t>(s.region.base());
+  const uint64_t a = reinterpret_cast<uintptr_t>(addr);
+  const uint64_t allocated_end = base + s.pages.allocated() * s.region.page_size();
+  if (len == 0)
+    fatal("%s: the range is empty; name the allocated shared memory whose pages should move to their next toucher",
+          text);
+  if (a < base || a >= allocated_end || len > allocated_end - a)
+    fatal("%s: the range is not all allocated shared memory (allocated: %" PRIu64
+          " pages from %p); name memory that %s returned",
+          text, s.pages.allocated(), static_cast<void*>(s.region.base()), call.surface->alloc);
+  if (s.stack.depth() > 1) fatal("%s", barrier_in_lock_error(call, s.stack.describe()).c_str());
+  // Everyone names the same range at the same point: checked at rank 0.
+  sync_->collective(text, {});
+  sync_->barrier(call);
+  const uint64_t first = (a - base) / s.region.page_size();
+  const uint64_t last = (a + len - 1 - base) / s.region.page_size();
+  coherence_->mark_next_touch(first, last - first + 1);
 }
 
 void Runtime::prefetch(const void* addr, size_t len) {

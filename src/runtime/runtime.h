@@ -52,6 +52,12 @@ class Runtime {
 
   int home_of(const void* addr, ApiCall call);
 
+  // Collective: a next-touch point (docs/PROTOCOL.md §6c). Every process
+  // passes the same range, which must lie wholly in allocated shared
+  // memory; a checked rendezvous, then a barrier, then the pages the range
+  // touches become next-touch pending. Misuse is reported naming `call`.
+  void next_touch(ApiCall call, const void* addr, size_t len);
+
   // Hints (scopedsm_prefetch, scopedsm_release): non-binding, so never an
   // error. Only the allocated shared part of the range counts; anything
   // else, and a call from another thread than the application thread, is

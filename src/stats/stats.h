@@ -76,6 +76,8 @@ namespace scopedsm {
   X(home_claims)                 \
   X(homes_gained)                \
   X(homes_lost)                  \
+  X(next_touch_pages_marked)     \
+  X(next_touch_pages_rehomed)    \
   X(retraps)                     \
   X(untraps)                     \
   X(loop_grabs)                  \

@@ -94,7 +94,7 @@ void Barrier::take_round(ApiCall api, uint32_t epoch, uint32_t call, int from, u
   if (round == kCentralDown) {
     *into = std::move(msg.notices);  // rank 0's merge includes ours
   } else {
-    merge_sorted(into, msg.notices);
+    merge_sorted(into, msg.notices, p_.test_fault(TestFault::kNextTouchStale));
   }
 }
 

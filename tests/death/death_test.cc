@@ -167,6 +167,14 @@ INSTANTIATE_TEST_SUITE_P(
              "scopedsm_prepare\\(0x[0-9a-f]+, 18446744073709551615\\): the range reaches shared pages that are not "
              "allocated",
              {}},
+        Case{"next_touch_past_end", 2,
+             "scopedsm_next_touch\\(0x[0-9a-f]+, 8192\\): the range is not all allocated shared memory \\(allocated: "
+             "1 pages from 0x[0-9a-f]+\\); name memory that scopedsm_alloc returned",
+             {}},
+        Case{"next_touch_private", 1, "scopedsm_next_touch\\(0x[0-9a-f]+, 4\\): the range is not all allocated shared memory",
+             {}},
+        Case{"next_touch_not_collective", 2,
+             "mismatched collective calls: rank [01] called .*scopedsm_next_touch\\(0x[0-9a-f]+, 4096\\)", {}},
         Case{"jia_alloc3_negative_size", 2, "jia_alloc3\\(size=-1, block=4096, starthost=0\\): negative size", {}},
         Case{"jia_alloc3_int_max", 2,
              "jia_alloc3\\(size=2147483647, block=2147483647, starthost=0\\): 2147483647 bytes asked for but only "
@@ -247,6 +255,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"alloc_array_block_max", 2,
              "rank [0-9]+: alloc_array<double>\\(n=1024, Cyclic\\{18446744073709551615, 0\\}\\): block size too "
              "large",
+             {}},
+        Case{"next_touch_past_end", 2,
+             "rank [0-9]+: scopedsm::next_touch\\(0x[0-9a-f]+, 8192\\): the range is not all allocated shared memory",
              {}}),
     case_name);
 

@@ -160,6 +160,15 @@ int main(int argc, char **argv) {
   /* addr + len wraps: only the shared part counts, and it reaches pages no
    * allocation holds. */
   if (!strcmp(c, "prepare_huge_len")) scopedsm_prepare(scopedsm_alloc(4096), SIZE_MAX, 1);
+  /* Next-touch points: a range reaching past the allocations, one outside
+   * the shared space, and a call only one process makes. */
+  if (!strcmp(c, "next_touch_past_end")) scopedsm_next_touch(scopedsm_alloc(4096), 8192);
+  if (!strcmp(c, "next_touch_private")) scopedsm_next_touch(&argc, sizeof argc);
+  if (!strcmp(c, "next_touch_not_collective")) {
+    char *a = (char *)scopedsm_alloc(4096);
+    if (scopedsm_rank() == 0) scopedsm_next_touch(a, 4096);
+    else scopedsm_barrier();
+  }
   /* The JIAJIA calls take int sizes and blocks. */
   if (!strcmp(c, "jia_alloc3_negative_size")) jia_alloc3(-1, 4096, 0);
   if (!strcmp(c, "jia_alloc3_int_max")) jia_alloc3(0x7fffffff, 0x7fffffff, 0); /* region is set to 1G */

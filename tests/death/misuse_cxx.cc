@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
     // A good size with a block that does not round up to whole pages: the
     // block used to round to zero pages and divide by zero.
     if (is(c, "alloc_array_block_max")) scopedsm::alloc_array<double>(1024, scopedsm::Cyclic{SIZE_MAX, 0});
+    // A next-touch point on memory past the allocations: named in C++ words.
+    if (is(c, "next_touch_past_end")) scopedsm::next_touch(scopedsm::alloc_array<double>(512), 8192);
     // The mistakes misuse.c makes through the JIAJIA and the C API: every
     // message must name the C++ calls.
     if (is(c, "lock_out_of_range")) scopedsm::LockGuard guard(scopedsm::num_locks());

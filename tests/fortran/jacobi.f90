@@ -4,9 +4,11 @@
 ! only on the old grid, so the result does not depend on how the columns
 ! are divided: rank 0 repeats the sweeps alone on private grids and the
 ! two must be equal bit for bit. Each process leaves the largest change
-! of its last sweep in a shared real(4) array, one entry per process.
+! of its last sweep in a shared real(4) array, one entry per process,
+! after a next-touch point on it (scopedsm_next_touch).
 program jacobi_modern
   use scopedsm
+  use, intrinsic :: iso_c_binding, only: c_size_t
   implicit none
   integer, parameter :: n = 96, iters = 30
   real(8), pointer :: u(:, :), v(:, :)
@@ -29,6 +31,9 @@ program jacobi_modern
     call boundary(v)
   end if
   call scopedsm_barrier()
+  ! The binding of a next-touch point (collective): change's page moves
+  ! to whoever touches it next; the result must not change.
+  call scopedsm_next_touch(change, int(size(change), c_size_t) * 4_c_size_t)
 
   do it = 1, iters
     if (mod(it, 2) == 1) then

@@ -41,11 +41,6 @@ void expect_pattern(uint64_t* a, uint64_t salt, size_t words_per_page) {
       ASSERT_EQ(word(a, p, w), pattern(salt, p * 64 + w)) << "rank " << rank() << " page " << p << " word " << w;
 }
 
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string(v) == value;
-}
-
 // Migration on for each test, and the configured settings back after it, as
 // the other tests expect them.
 class HomeMigration : public ::testing::Test {

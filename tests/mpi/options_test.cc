@@ -21,11 +21,6 @@ namespace {
 
 constexpr size_t kPages = 8;
 
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string(v) == value;
-}
-
 bool cache_holds_all() {
   const char* v = std::getenv("SCOPEDSM_CACHE_PAGES");
   return v == nullptr || std::strtoull(v, nullptr, 10) >= kPages + 4;

@@ -16,6 +16,12 @@ inline int rank() { return scopedsm_rank(); }
 inline int nprocs() { return scopedsm_size(); }
 inline size_t page() { return scopedsm_page_size(); }
 
+// Whether environment variable `name` is set to exactly `value`.
+inline bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == value;
+}
+
 // A deterministic value for (who, index), so readers can check what they see.
 inline uint64_t pattern(uint64_t who, uint64_t index) { return (who + 1) * 0x9e3779b97f4a7c15ull ^ (index * 2654435761ull); }
 

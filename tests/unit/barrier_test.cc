@@ -4,6 +4,7 @@
 // (NoticeMerge) would, whatever the order and overlap of the rounds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <vector>
@@ -19,7 +20,9 @@ namespace {
 bool same(const std::vector<WriteNotice>& a, const std::vector<WriteNotice>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].page != b[i].page || a[i].writer != b[i].writer || a[i].offers_home != b[i].offers_home) return false;
+    if (a[i].page != b[i].page || a[i].writer != b[i].writer || a[i].offers_home != b[i].offers_home ||
+        a[i].touch_only != b[i].touch_only)
+      return false;
   return true;
 }
 
@@ -73,10 +76,36 @@ TEST(NoticeMergeSorted, KeepsAnOfferOnlyForTheSameSingleWriter) {
   EXPECT_TRUE(same(a, {{1, 0, true}, {4, kMultipleWriters, false}, {7, 1, true}, {9, 3, false}, {11, 2, true}}));
 }
 
+// Next-touch offers (docs/PROTOCOL.md §6c): a touch gives way to any write
+// notice for the page (the toucher's copy is stale then), and of two touches
+// the lower rank stays; in any order of merging.
+TEST(NoticeMergeSorted, TouchesGiveWayToWritesAndTheLowestToucherStays) {
+  const WriteNotice t1{5, 1, true, true}, t2{5, 2, true, true}, w3{5, 3, true}, w0{5, 0, false};
+  const std::vector<std::vector<WriteNotice>> lists{{t2}, {t1}, {w3}, {w0}};
+  std::vector<WriteNotice> touches{t2};
+  merge_sorted(&touches, {t1});
+  EXPECT_TRUE(same(touches, {t1}));
+  std::vector<WriteNotice> over_write{t1};
+  merge_sorted(&over_write, {w3});
+  EXPECT_TRUE(same(over_write, {w3}));  // the lone writer's offer stands
+  // Every order of the four lists gives the same: two writers, no offer.
+  std::vector<size_t> order{0, 1, 2, 3};
+  do {
+    std::vector<WriteNotice> m;
+    for (size_t i : order) merge_sorted(&m, lists[i]);
+    EXPECT_TRUE(same(m, {{5, kMultipleWriters, false}}));
+  } while (std::next_permutation(order.begin(), order.end()));
+  // The negative control's merge keeps the touch.
+  std::vector<WriteNotice> broken{w3};
+  merge_sorted(&broken, {t2}, true);
+  EXPECT_TRUE(same(broken, {t2}));
+}
+
 // On the wire the offer is bit 30 of the writer; decoding gives it back and
 // still checks the writer is a rank.
 TEST(NoticeWire, OffersRoundTripAndWritersAreStillChecked) {
-  const std::vector<WriteNotice> in{{3, 0, true}, {5, 2, false}, {6, kMultipleWriters, false}, {8, 1, true}};
+  const std::vector<WriteNotice> in{{3, 0, true}, {5, 2, false}, {6, kMultipleWriters, false}, {8, 1, true},
+                                    {9, 2, true, true}};
   Writer w(MsgType::kBarrier);
   put_notices(&w, in);
   const std::vector<std::byte> bytes = w.finish(1);

@@ -103,7 +103,11 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_LOCKS", "0"}, BadValue{"SCOPEDSM_LOCKS", "2147483648"},
                                          BadValue{"SCOPEDSM_LOCKS", "many"}, BadValue{"SCOPEDSM_LOCKS", "2147482623"},
                                          BadValue{"SCOPEDSM_SCHEDULE", "dynamic"}, BadValue{"SCOPEDSM_SCHEDULE", "bss,0"},
-                                         BadValue{"SCOPEDSM_SCHEDULE", "abs,tss"}));
+                                         BadValue{"SCOPEDSM_SCHEDULE", "abs,tss"},
+                                         BadValue{"SCOPEDSM_NEXT_TOUCH", "on"}, BadValue{"SCOPEDSM_NEXT_TOUCH", "barrier:0"},
+                                         BadValue{"SCOPEDSM_NEXT_TOUCH", "barrier:1001"},
+                                         BadValue{"SCOPEDSM_NEXT_TOUCH", "barrier:"},
+                                         BadValue{"SCOPEDSM_NEXT_TOUCH_ON", "read"}));
 
 // Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
 // of yes and no are errors naming the variable and the accepted values.
@@ -283,6 +287,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_WRITE_DETECT", "all"},
                                 {"SCOPEDSM_NODE_SHARING", "off"},
                                 {"SCOPEDSM_HOME_MIGRATION", "on"},
+                                {"SCOPEDSM_NEXT_TOUCH", "barrier:3"},
+                                {"SCOPEDSM_NEXT_TOUCH_ON", "write"},
                                 {"SCOPEDSM_LOCK_INCARNATIONS", "off"},
                                 {"SCOPEDSM_WRITER_RETENTION", "off"},
                                 {"SCOPEDSM_BARRIER", "central"},
@@ -324,7 +330,10 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_NET"], "occupancy=5,bandwidth=100,interrupt=2500");
   EXPECT_EQ(vars["SCOPEDSM_CACHE_POLICY"], "remote");
   EXPECT_EQ(vars["SCOPEDSM_NODE_PROCS"], "3");
-  EXPECT_EQ(vars.size(), 29u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_NEXT_TOUCH"], "barrier:3");
+  EXPECT_EQ(back.next_touch_barriers, 3u);
+  EXPECT_TRUE(back.next_touch_write);
+  EXPECT_EQ(vars.size(), 31u);  // all of them were set
 }
 
 }  // namespace
