@@ -91,6 +91,7 @@ class Coherence {
   // again traps the pages untrapped now (noting them as written).
   void set_write_detect_all(bool all);
   void set_home_migration(bool on) { home_migration_ = on; }
+  bool home_migration() const { return home_migration_; }
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }

@@ -297,7 +297,10 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_HOME_MEMORY", "256M"},
                                 {"SCOPEDSM_RELEASE_POLICY", "aggressive"},
                                 {"SCOPEDSM_TEST_HINTS", "5"},
-                                {"SCOPEDSM_SCHEDULE", "sss,0.5"}}),
+                                {"SCOPEDSM_SCHEDULE", "sss,0.5"},
+                                {"SCOPEDSM_TASK_MIGRATION", "compute"},
+                                {"SCOPEDSM_TASK_MIGRATION_ALPHA", "7"},
+                                {"SCOPEDSM_TASK_MIGRATION_BETA", "0.35"}}),
                            &c)
                   .ok());
   std::map<std::string, std::string> vars;
@@ -320,7 +323,10 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(back.locks, 2147482622);
   EXPECT_EQ(vars["SCOPEDSM_SCHEDULE"], "sss,0.5");
   EXPECT_EQ(vars["SCOPEDSM_NET"], "occupancy=5,bandwidth=100,interrupt=2500");
-  EXPECT_EQ(vars.size(), 27u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_TASK_MIGRATION"], "compute");
+  EXPECT_EQ(back.task_migration_alpha, 7);
+  EXPECT_EQ(back.task_migration_beta, 0.35);
+  EXPECT_EQ(vars.size(), 30u);  // all of them were set
 }
 
 }  // namespace
