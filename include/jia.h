@@ -185,9 +185,9 @@ void jia_loadcheck(void);
  * &end), a jia_barrier that every alpha calls measures each process's
  * compute time and, when sigma/E of the times exceeds beta, sets every
  * process's part anew in proportion to its power (tasks per second). The
- * call after a reassignment moves, under SCOPEDSM_TASK_MIGRATION=data (the
- * default), the homes of the pages each process wrote alone to it (HMIG for
- * that barrier). jia_lbarrier_setup (not in JIAJIA; optional, collective)
+ * two calls after a reassignment move, under SCOPEDSM_TASK_MIGRATION=data
+ * (the default), the homes of the pages each process wrote alone to it
+ * (HMIG for those barriers). jia_lbarrier_setup (not in JIAJIA; optional, collective)
  * names the program's iterations (alpha = iterations / 10), alpha (<= 0:
  * SCOPEDSM_TASK_MIGRATION_ALPHA) and beta (< 0: the setting, default 0.2). */
 void jia_lbarrier(int *begin, int *end);

@@ -140,8 +140,8 @@ int scopedsm_loop_next(long long *begin, long long *end);
  * process's compute time and, when sigma/E of those times exceeds beta,
  * gives every process a new part in proportion to its power (tasks per
  * second). It returns 1 when this process's part changed. With
- * SCOPEDSM_TASK_MIGRATION=data (the default) the call after a reassignment
- * moves the homes of the pages each process wrote alone to it.
+ * SCOPEDSM_TASK_MIGRATION=data (the default) the two calls after a
+ * reassignment move the homes of the pages each process wrote alone to it.
  * scopedsm_lbarrier_setup is optional and collective (same arguments
  * everywhere): the program's number of iterations (alpha defaults to a
  * tenth of it), alpha (<= 0: SCOPEDSM_TASK_MIGRATION_ALPHA) and beta (< 0:

@@ -179,7 +179,7 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_TASK_MIGRATION", "data",
        "What jia_lbarrier (scopedsm_lbarrier, scopedsm::lbarrier) does: 'off', a plain barrier (ranges stay as "
        "allocated); 'compute', it also reassigns the ranges in proportion to measured power; 'data', it also moves "
-       "the homes of the pages the new owners write to them, at the barrier one call later (the dissertation's "
+       "the homes of the pages the new owners write to them, at the barriers of the next two calls (the dissertation's "
        "TaskMig). docs/SCHEDULING.md, \"Task migration\"."},
       {"SCOPEDSM_TASK_MIGRATION_ALPHA", "0",
        "jia_lbarrier measures every this many calls (the dissertation's alpha); 0: a tenth of the iterations "
