@@ -182,6 +182,21 @@ void jia_config(int key, int value);
 void jia_divtask(int *begin, int *end);
 void jia_loadcheck(void);
 
+/* Task migration (the dissertation's chapter 6; docs/SCHEDULING.md). Each
+ * process works on its inclusive part [*begin, *end] of one range of tasks
+ * (the parts in rank order, one after the other; an empty part is
+ * *end == *begin - 1) and ends every iteration with jia_lbarrier(&begin,
+ * &end), a jia_barrier that every alpha calls measures each process's
+ * compute time and, when sigma/E of the times exceeds beta, sets every
+ * process's part anew in proportion to its power (tasks per second). The
+ * two calls after a reassignment move, under SCOPEDSM_TASK_MIGRATION=data
+ * (the default), the homes of the pages each process wrote alone to it
+ * (HMIG for those barriers). jia_lbarrier_setup (not in JIAJIA; optional, collective)
+ * names the program's iterations (alpha = iterations / 10), alpha (<= 0:
+ * SCOPEDSM_TASK_MIGRATION_ALPHA) and beta (< 0: the setting, default 0.2). */
+void jia_lbarrier(int *begin, int *end);
+void jia_lbarrier_setup(int iterations, int alpha, double beta);
+
 /* Loop scheduling (the dissertation's Fig 5.1; docs/SCHEDULING.md).
  * jia_settask starts a loop over the inclusive range [begin, end]; it is
  * collective (same arguments everywhere) and ends with a barrier. schedule

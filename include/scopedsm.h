@@ -132,6 +132,23 @@ void scopedsm_cv_wait(int cv);
 void scopedsm_loop_init(long long begin, long long end, const char *schedule, const void *data, size_t stride);
 int scopedsm_loop_next(long long *begin, long long *end);
 
+/* Task migration (jia_lbarrier in jia.h; docs/SCHEDULING.md, "Task
+ * migration"). An iterative program gives each process a contiguous part
+ * [*begin, *end) of one range of tasks, in rank order, and ends each
+ * iteration with scopedsm_lbarrier(&begin, &end) instead of
+ * scopedsm_barrier(): a barrier that every alpha calls also measures each
+ * process's compute time and, when sigma/E of those times exceeds beta,
+ * gives every process a new part in proportion to its power (tasks per
+ * second). It returns 1 when this process's part changed. With
+ * SCOPEDSM_TASK_MIGRATION=data (the default) the two calls after a
+ * reassignment move the homes of the pages each process wrote alone to it.
+ * scopedsm_lbarrier_setup is optional and collective (same arguments
+ * everywhere): the program's number of iterations (alpha defaults to a
+ * tenth of it), alpha (<= 0: SCOPEDSM_TASK_MIGRATION_ALPHA) and beta (< 0:
+ * SCOPEDSM_TASK_MIGRATION_BETA, default 0.2); it starts the measurement. */
+void scopedsm_lbarrier_setup(long long iterations, long long alpha, double beta);
+int scopedsm_lbarrier(long long *begin, long long *end);
+
 /* Atomics at the home (docs/MEMORY_MODEL.md, "Atomics at the home"). An
  * atomic operation on a 4- or 8-byte word of shared memory, aligned to its
  * size, is executed at the word's home, in the home's memory: by the caller

@@ -44,6 +44,8 @@ void scopedsm_cxx_unlock(int id);
 void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule, const void* data,
                             std::size_t stride);
 int scopedsm_cxx_loop_next(long long* begin, long long* end);
+void scopedsm_cxx_lbarrier_setup(long long iterations, long long alpha, double beta);
+int scopedsm_cxx_lbarrier(long long* begin, long long* end);
 void* scopedsm_cxx_alloc(std::size_t bytes, std::size_t count, const char* type, int type_length, int placement,
                          std::size_t block_bytes, int start_rank);
 // scopedsm_atomic and the AMO calls under the C++ names.
@@ -303,6 +305,15 @@ inline void amo_barrier(std::int64_t* counter, MemoryOrder o = MemoryOrder::acq_
 }
 inline double amo_reduce_sum(scopedsm_amo_reduction* r, double value, MemoryOrder o = MemoryOrder::acq_rel) {
   return scopedsm_cxx_amo_reduce_sum(r, value, static_cast<int>(o));
+}
+
+// Task migration (scopedsm_lbarrier in scopedsm.h, docs/SCHEDULING.md): a
+// barrier that may give this process a new part [begin, end) of the tasks;
+// true when it did. lbarrier_setup: the program's iterations, alpha (<= 0:
+// the setting) and beta (< 0: the setting); optional, collective.
+inline bool lbarrier(long long& begin, long long& end) { return scopedsm_cxx_lbarrier(&begin, &end) != 0; }
+inline void lbarrier_setup(long long iterations, long long alpha = 0, double beta = -1) {
+  scopedsm_cxx_lbarrier_setup(iterations, alpha, beta);
 }
 
 // A DOALL loop (scopedsm_loop_init in scopedsm.h, docs/SCHEDULING.md):

@@ -98,6 +98,21 @@ void loop_init(ApiCall call, long long begin, long long end, const char* schedul
   Runtime::require_running(call).loops().start(call, begin, end, schedule, data, stride);
 }
 
+bool lbarrier(ApiCall call, long long* begin, long long* end, bool inclusive) {
+  Runtime& rt = Runtime::require_running(call);
+  if (begin == nullptr || end == nullptr) scopedsm::fatal("%s: begin and end must not be null", call.name);
+  int64_t b = *begin, e = *end;
+  const bool changed = rt.tasks().lbarrier(rt.sync(), rt.coherence(), rt.state().stats.app, call, &b, &e, inclusive);
+  *begin = b;
+  *end = e;
+  return changed;
+}
+
+void lbarrier_setup(ApiCall call, long long iterations, long long alpha, double beta) {
+  Runtime& rt = Runtime::require_running(call);
+  rt.tasks().setup(rt.sync(), rt.state().stats.app, call, iterations, alpha, beta);
+}
+
 bool loop_next(ApiCall call, long long* begin, long long* end) {
   Runtime& rt = Runtime::require_running(call);
   if (begin == nullptr || end == nullptr) scopedsm::fatal("%s: begin and end must not be null", call.name);
@@ -294,6 +309,14 @@ void scopedsm_loop_init(long long begin, long long end, const char* schedule, co
 
 int scopedsm_loop_next(long long* begin, long long* end) {
   return scopedsm::api::loop_next(c_call("scopedsm_loop_next"), begin, end) ? 1 : 0;
+}
+
+void scopedsm_lbarrier_setup(long long iterations, long long alpha, double beta) {
+  scopedsm::api::lbarrier_setup(c_call("scopedsm_lbarrier_setup"), iterations, alpha, beta);
+}
+
+int scopedsm_lbarrier(long long* begin, long long* end) {
+  return scopedsm::api::lbarrier(c_call("scopedsm_lbarrier"), begin, end, false) ? 1 : 0;
 }
 
 size_t scopedsm_stats_json(char* buf, size_t len) {

@@ -34,6 +34,12 @@ void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule
 int scopedsm_cxx_loop_next(long long* begin, long long* end) {
   return api::loop_next(cxx_call("scopedsm::parallel_for"), begin, end) ? 1 : 0;
 }
+void scopedsm_cxx_lbarrier_setup(long long iterations, long long alpha, double beta) {
+  api::lbarrier_setup(cxx_call("scopedsm::lbarrier_setup"), iterations, alpha, beta);
+}
+int scopedsm_cxx_lbarrier(long long* begin, long long* end) {
+  return api::lbarrier(cxx_call("scopedsm::lbarrier"), begin, end, false) ? 1 : 0;
+}
 
 void* scopedsm_cxx_alloc(size_t bytes, size_t count, const char* type, int type_length, int placement,
                          size_t block_bytes, int start_rank) {

@@ -38,6 +38,10 @@ void* alloc_first_touch(ApiCall call, const std::string& text, std::size_t size)
 void loop_init(ApiCall call, long long begin, long long end, const char* schedule, const void* data,
                std::size_t stride);
 bool loop_next(ApiCall call, long long* begin, long long* end);
+// Task migration (runtime/task_migration.h): [begin, end), half-open;
+// `inclusive` says the caller's surface writes [begin, end - 1].
+bool lbarrier(ApiCall call, long long* begin, long long* end, bool inclusive);
+void lbarrier_setup(ApiCall call, long long iterations, long long alpha, double beta);
 // Atomics at the home and AMO synchronization (scopedsm.h); the arguments
 // as the C API's, checked here. atomic returns the word's old bits.
 uint64_t atomic(ApiCall call, void* addr, int type, int op, uint64_t operand, uint64_t expected, int order);

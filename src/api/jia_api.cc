@@ -229,6 +229,20 @@ int jia_gettask(int* begin, int* end) {
   return got ? 1 : 0;
 }
 
+void jia_lbarrier(int* begin, int* end) {
+  const scopedsm::ApiCall call = jia_call("jia_lbarrier");
+  if (begin == nullptr || end == nullptr) scopedsm::fatal("%s: begin and end must not be null", call.name);
+  // JIAJIA's inclusive [begin, end] is [begin, end + 1).
+  long long b = *begin, e = static_cast<long long>(*end) + 1;
+  scopedsm::api::lbarrier(call, &b, &e, true);
+  *begin = static_cast<int>(b);
+  *end = static_cast<int>(e - 1);
+}
+
+void jia_lbarrier_setup(int iterations, int alpha, double beta) {
+  scopedsm::api::lbarrier_setup(jia_call("jia_lbarrier_setup"), iterations, alpha, beta);
+}
+
 void jia_loadcheck(void) {
   const scopedsm::ApiCall call = jia_call("jia_loadcheck");
   Runtime& rt = Runtime::require_running(call);
@@ -249,6 +263,10 @@ extern "C" void scopedsm_test_set_cache_policy(const char* policy) {
   if (p != "fifo" && p != "remote")
     scopedsm::fatal("scopedsm_test_set_cache_policy(%s): the policy is fifo or remote", p.c_str());
   rt.state().cache.set_policy(p == "remote" ? scopedsm::CachePolicy::kRemoteVictim : scopedsm::CachePolicy::kFifo);
+}
+
+extern "C" void scopedsm_test_set_task_cost(double seconds) {
+  Runtime::require_running(jia_call("scopedsm_test_set_task_cost")).tasks().set_test_task_cost(seconds);
 }
 
 extern "C" void scopedsm_test_set_net(const char* spec) {

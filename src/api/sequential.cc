@@ -191,6 +191,23 @@ void barrier(ApiCall call) {
   if (!g_held.empty()) die_text(barrier_in_lock_error(call, describe_held()));
 }
 
+// Task migration with one process: nothing to move; a barrier, the range
+// as it is (its misuse reported as the DSM build reports it).
+bool lbarrier(ApiCall call, long long* begin, long long* end, bool inclusive) {
+  if (begin == nullptr || end == nullptr) die(call, "begin and end must not be null");
+  if (*end < *begin) {
+    if (inclusive) die(call, "this process's range [%lld, %lld] is reversed (an empty range is end = begin - 1)", *begin, *end - 1);
+    die(call, "this process's range [%lld, %lld) is reversed (an empty range is end = begin)", *begin, *end);
+  }
+  barrier(call);
+  return false;
+}
+
+void lbarrier_setup(ApiCall call, long long iterations) {
+  require_running(call);
+  if (iterations < 1) die(call, "the iterations must be 1 or more");
+}
+
 void cv_set(ApiCall call, int cv, bool set) {
   check_cv(call, cv);
   g_cv_set[cv] = set;
@@ -370,6 +387,18 @@ int jia_compswap(int* addr, int expected, int desired) {
 void jia_config(int, int) {}
 void jia_divtask(int*, int*) {}
 void jia_loadcheck(void) {}
+void jia_lbarrier(int* begin, int* end) {
+  if (begin == nullptr || end == nullptr) die(jia_call("jia_lbarrier"), "begin and end must not be null");
+  long long b = *begin, e = static_cast<long long>(*end) + 1;
+  lbarrier(jia_call("jia_lbarrier"), &b, &e, true);
+}
+void jia_lbarrier_setup(int iterations, int, double) { lbarrier_setup(jia_call("jia_lbarrier_setup"), iterations); }
+int scopedsm_lbarrier(long long* begin, long long* end) {
+  return lbarrier(c_call("scopedsm_lbarrier"), begin, end, false) ? 1 : 0;
+}
+void scopedsm_lbarrier_setup(long long iterations, long long, double) {
+  lbarrier_setup(c_call("scopedsm_lbarrier_setup"), iterations);
+}
 void jia_settask(int begin, int end, const char* schedule, const void*, unsigned long) {
   loop_init(jia_call("jia_settask"), begin, static_cast<long long>(end) + 1, schedule);
 }
@@ -406,6 +435,12 @@ void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule
 }
 int scopedsm_cxx_loop_next(long long* begin, long long* end) {
   return loop_next(cxx_call("scopedsm::parallel_for"), begin, end) ? 1 : 0;
+}
+void scopedsm_cxx_lbarrier_setup(long long iterations, long long, double) {
+  lbarrier_setup(cxx_call("scopedsm::lbarrier_setup"), iterations);
+}
+int scopedsm_cxx_lbarrier(long long* begin, long long* end) {
+  return lbarrier(cxx_call("scopedsm::lbarrier"), begin, end, false) ? 1 : 0;
 }
 void scopedsm_cxx_unlock(int id) { unlock(cxx_call("scopedsm::LockGuard::~LockGuard"), id); }
 void* scopedsm_cxx_alloc(size_t bytes, size_t, const char*, int, int placement, size_t block_bytes, int start_rank) {

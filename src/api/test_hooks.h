@@ -19,6 +19,13 @@ uint64_t scopedsm_test_lock_version(int lock);
  * for tests. */
 void scopedsm_test_set_compute_time(double seconds);
 
+/* From now on, a measuring jia_lbarrier (scopedsm_lbarrier) reports this
+ * many seconds per task of this process's range as its compute time,
+ * instead of the measured one (negative: measure again): a load that
+ * follows the tasks, so that task migration's decisions are known in
+ * advance in tests. */
+void scopedsm_test_set_task_cost(double seconds);
+
 /* Sets this process's communication-cost model (SCOPEDSM_NET syntax: "off"
  * or key=value pairs) from now on, for benchmarks that sweep its costs in
  * one run. Call it on every process, between barriers, while no message is

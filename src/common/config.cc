@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <sstream>
 
 #include "common/limits.h"
@@ -30,10 +33,13 @@ Status parse_uint(const std::string& text, uint64_t* out) {
 
 // "none", or a comma-separated list of kTestFaultNames.
 Status parse_test_faults(const std::string& v, uint32_t* out) {
-  const char* accepted =
-      "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge, "
-      "skip-seen-mark, rma-ignore-untrapped, slow-untrap, skip-barrier-round, stale-home-offer, keep-lost-home, "
-      "slow-barrier-finish, no-steal and next-touch-stale, or none";
+  std::string accepted = "a comma-separated list of ";
+  const size_t n = std::size(kTestFaultNames);
+  for (size_t i = 0; i < n; ++i) {
+    if (i != 0) accepted += i + 1 == n ? " and " : ", ";
+    accepted += kTestFaultNames[i].name;
+  }
+  accepted += ", or none";
   *out = 0;
   if (v == "none") return Status::Ok();
   size_t start = 0;
@@ -46,7 +52,7 @@ Status parse_test_faults(const std::string& v, uint32_t* out) {
       *out |= static_cast<uint32_t>(f.fault);
       known = true;
     }
-    if (!known) return bad("SCOPEDSM_TEST_FAULT", v, (std::string(accepted) + " ('" + name + "' is none of them)").c_str());
+    if (!known) return bad("SCOPEDSM_TEST_FAULT", v, (accepted + " ('" + name + "' is none of them)").c_str());
     if (comma == std::string::npos) return Status::Ok();
     start = comma + 1;
   }
@@ -190,6 +196,17 @@ const std::vector<ConfigVariable>& config_variables() {
        "OMP_SCHEDULE's form: a scheme, then its parameters after commas: static, ss, bss[,K], gss, fs, "
        "tss[,first[,last]], afs[,k], sss[,alpha], aafs[,k], abs[,gss[,k]] or abs,bss[,K]. docs/SCHEDULING.md "
        "describes each."},
+      {"SCOPEDSM_TASK_MIGRATION", "data",
+       "What jia_lbarrier (scopedsm_lbarrier, scopedsm::lbarrier) does: 'off', a plain barrier (ranges stay as "
+       "allocated); 'compute', it also reassigns the ranges in proportion to measured power; 'data', it also moves "
+       "the homes of the pages the new owners write to them, at the barriers of the next two calls (the dissertation's "
+       "TaskMig). docs/SCHEDULING.md, \"Task migration\"."},
+      {"SCOPEDSM_TASK_MIGRATION_ALPHA", "0",
+       "jia_lbarrier measures every this many calls (the dissertation's alpha); 0: a tenth of the iterations "
+       "jia_lbarrier_setup names (at least 1), or 10 without a setup. A value in the setup call overrides it."},
+      {"SCOPEDSM_TASK_MIGRATION_BETA", "0.2",
+       "jia_lbarrier reassigns ranges when sigma/E of the processes' compute times exceeds this (the dissertation's "
+       "beta; 0 or more). A value in the setup call overrides it."},
       {"SCOPEDSM_NET", "off",
        "Communication costs injected between nodes, to study which one a program is sensitive to: 'off', or "
        "comma-separated key=value pairs: overhead (ns per message, on the sending thread), occupancy (ns per "
@@ -202,7 +219,8 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
        "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
-       "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal), next-touch-stale; "
+       "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal), next-touch-stale, "
+       "no-task-migration (jia_lbarrier never reassigns ranges); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -410,6 +428,26 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (auto v = lookup("SCOPEDSM_SCHEDULE")) {
     if (!parse_schedule(*v, &c.schedule).ok()) return bad("SCOPEDSM_SCHEDULE", *v, schedule_grammar());
   }
+  if (auto v = lookup("SCOPEDSM_TASK_MIGRATION")) {
+    if (*v == "off") c.task_migration = 0;
+    else if (*v == "compute") c.task_migration = 1;
+    else if (*v == "data") c.task_migration = 2;
+    else return bad("SCOPEDSM_TASK_MIGRATION", *v, "off, compute or data");
+  }
+  if (auto v = lookup("SCOPEDSM_TASK_MIGRATION_ALPHA")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || n > 1000000000)
+      return bad("SCOPEDSM_TASK_MIGRATION_ALPHA", *v, "a number of calls from 0 (a tenth of the iterations) to 1000000000");
+    c.task_migration_alpha = static_cast<int64_t>(n);
+  }
+  if (auto v = lookup("SCOPEDSM_TASK_MIGRATION_BETA")) {
+    char* end = nullptr;
+    errno = 0;
+    const double b = std::strtod(v->c_str(), &end);
+    if (errno != 0 || end == v->c_str() || *end != '\0' || !(b >= 0) || std::isinf(b))
+      return bad("SCOPEDSM_TASK_MIGRATION_BETA", *v, "a number, 0 or more");
+    c.task_migration_beta = b;
+  }
   if (auto v = lookup("SCOPEDSM_NET")) {
     Status s = parse_net(*v, &c.net);
     if (!s.ok()) return s;
@@ -591,6 +629,14 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"release_policy", c.release_policy == ReleasePolicy::kBuffered ? "buffered" : "aggressive"});
   out.push_back({"locks", std::to_string(c.locks)});
   out.push_back({"schedule", schedule_text(c.schedule)});
+  {
+    static const char* const modes[] = {"off", "compute", "data"};
+    char beta[32];
+    std::snprintf(beta, sizeof beta, "%g", c.task_migration_beta);
+    out.push_back({"task_migration", modes[c.task_migration]});
+    out.push_back({"task_migration_alpha", std::to_string(c.task_migration_alpha)});
+    out.push_back({"task_migration_beta", beta});
+  }
   out.push_back({"net", net_text(c.net)});
   if (c.test_faults != 0) {
     std::string names;

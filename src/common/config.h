@@ -47,6 +47,7 @@ enum class TestFault : uint32_t {
   kStaleIncarnation = 1u << 15,   // lock grants leave out the newest release's notices: stale reads
   kAtomicTorn = 1u << 16,        // atomics at the home load, yield, then store: lost updates
   kNextTouchStale = 1u << 17,    // a barrier merge keeps a reader's next-touch offer over another's write: the reader's stale copy becomes the home
+  kNoTaskMigration = 1u << 19,   // jia_lbarrier decides migrations but never reassigns ranges: loads stay unbalanced
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -72,6 +73,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kStaleIncarnation, "stale-incarnation"},
     {TestFault::kAtomicTorn, "atomic-torn"},
     {TestFault::kNextTouchStale, "next-touch-stale"},
+    {TestFault::kNoTaskMigration, "no-task-migration"},
 };
 
 // The communication-cost model (SCOPEDSM_NET; transport/net_model.h says
@@ -121,6 +123,9 @@ struct Config {
   uint32_t fetch_pages = 16;           // most pages one fault fetches (a run), 1 = no runs
   int locks = kMaxLocks;               // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)
   Schedule schedule;                   // DOALL loops' default schedule (SCOPEDSM_SCHEDULE)
+  int task_migration = 2;              // jia_lbarrier: 0 off, 1 compute, 2 data (SCOPEDSM_TASK_MIGRATION)
+  int64_t task_migration_alpha = 0;    // calls between measurements; 0: a tenth of the iterations (or 10)
+  double task_migration_beta = 0.2;    // migrate when sigma/E of the compute times exceeds this
   NetParams net;                       // communication costs injected between nodes (SCOPEDSM_NET)
   uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves

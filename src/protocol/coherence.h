@@ -96,6 +96,7 @@ class Coherence {
   // again traps the pages untrapped now (noting them as written).
   void set_write_detect_all(bool all);
   void set_home_migration(bool on) { home_migration_ = on; }
+  bool home_migration() const { return home_migration_; }
 
   // A next-touch point (scopedsm_next_touch, or an automatic one at a
   // barrier): pages [first, first+count) become next-touch pending. Call

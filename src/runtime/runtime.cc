@@ -222,6 +222,9 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   service_->start();
   MPI_Barrier(MPI_COMM_WORLD);
   load_ = std::make_unique<LoadBalancer>(size, rank);
+  tasks_ = std::make_unique<TaskMigrator>(rank, static_cast<TaskMigrationMode>(cfg.task_migration),
+                                          cfg.task_migration_alpha, cfg.task_migration_beta,
+                                          (cfg.test_faults & static_cast<uint32_t>(TestFault::kNoTaskMigration)) != 0);
   reports_.set_origin(now_ns());
   SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes on %s%s, region %p + %" PRIu64 " bytes; %s", size,
                state_->node.describe().c_str(), node_shared ? ", homes shared within each node" : "",

@@ -17,6 +17,7 @@
 #include "runtime/loop.h"
 #include "runtime/service.h"
 #include "runtime/state.h"
+#include "runtime/task_migration.h"
 #include "sync/sync_client.h"
 
 namespace scopedsm {
@@ -73,6 +74,7 @@ class Runtime {
   Coherence& coherence() { return *coherence_; }
   SyncClient& sync() { return *sync_; }
   LoadBalancer& load() { return *load_; }
+  TaskMigrator& tasks() { return *tasks_; }
   LoopScheduler& loops() { return loops_; }
   MPI_Comm user_comm() const { return user_comm_; }
   MPI_Comm collective_comm() const { return coll_comm_; }
@@ -93,6 +95,7 @@ class Runtime {
   std::unique_ptr<SyncClient> sync_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<LoadBalancer> load_;
+  std::unique_ptr<TaskMigrator> tasks_;
   LoopScheduler loops_{this};
   ExitReports reports_;
   MPI_Comm user_comm_ = MPI_COMM_NULL;

@@ -84,6 +84,9 @@ namespace scopedsm {
   X(loop_steals)                 \
   X(loop_syncs)                  \
   X(loop_messages)               \
+  X(taskmig_decisions)           \
+  X(taskmig_moved)               \
+  X(taskmig_rehomed)             \
   X(t_data_ns)                   \
   X(t_syn_ns)                    \
   X(t_diff_make_ns)              \

@@ -141,6 +141,17 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
                   static_cast<double>(r.get("loop_messages")) / static_cast<double>(grabs));
     os << line;
   }
+  // Task migration (jia_lbarrier), when any was decided: per rank, the
+  // decisions, the iterations it took over and the pages it became home of.
+  for (const auto& r : records) {
+    const uint64_t decided = r.get("taskmig_decisions");
+    if (decided == 0) continue;
+    std::snprintf(line, sizeof line, "task migration: rank %d: %llu migrations decided, %llu iterations taken over, "
+                  "%llu pages re-homed\n", r.rank, static_cast<unsigned long long>(decided),
+                  static_cast<unsigned long long>(r.get("taskmig_moved")),
+                  static_cast<unsigned long long>(r.get("taskmig_rehomed")));
+    os << line;
+  }
   // Injected communication costs, when the model charged any.
   if (std::any_of(records.begin(), records.end(), net_modelled)) {
     os << "injected by SCOPEDSM_NET (seconds; included in the times above)\n";

@@ -203,6 +203,15 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"loop_bad_schedule", 2, "rank [0-9]+: scopedsm_loop_init: 'dynamic,4' is not a schedule: expected static, ss",
              {}},
         Case{"loop_mismatch", 2, "jia_settask\\(begin=0, end=1[12], schedule=gss", {}},
+        Case{"lbarrier_reversed", 2, "rank [0-9]+: jia_lbarrier: this process's range \\[5, 2\\] is reversed \\(an "
+             "empty range is end = begin - 1\\)", {}},
+        Case{"lbarrier_setup_mismatch", 2,
+             "mismatched collective calls: rank [01] called jia_lbarrier_setup\\(iterations=10[01], alpha=10, "
+             "beta=0.2\\) but rank [01] called jia_lbarrier_setup\\(iterations=10[01]", {}},
+        Case{"lbarrier_gap", 2, "rank [0-9]+: jia_lbarrier: the processes' ranges do not follow each other in rank "
+             "order: rank 0's \\[0, 4\\], then rank 1's \\[10, 14\\]", {}},
+        Case{"lbarrier_one_process", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_lbarrier \\(task "
+             "migration: call 1)", {}},
         Case{"touch_unallocated", 2, "rank [0-9]+: touched shared address 0x[0-9a-f]+, which is not part of any allocation", {}},
         Case{"touch_after_exit", 1, "rank 0: touched shared memory at 0x[0-9a-f]+ after jia_exit", {}},
         Case{"after_exit", 2, "rank [0-9]+: jia_lock: called after jia_exit", {}},

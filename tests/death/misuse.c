@@ -197,6 +197,24 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(c, "loop_bad_schedule")) scopedsm_loop_init(0, 10, "dynamic,4", NULL, 0);
   if (!strcmp(c, "loop_mismatch")) jia_settask(0, 10 + jiapid, "gss", NULL, 0);
+  /* Task migration: a reversed range, setups that differ, parts that do not
+   * follow each other, and jia_lbarrier on one process only. */
+  if (!strcmp(c, "lbarrier_reversed")) {
+    int b = 5, e = 2;
+    jia_lbarrier(&b, &e);
+  }
+  if (!strcmp(c, "lbarrier_setup_mismatch")) jia_lbarrier_setup(100 + jiapid, 0, -1);
+  if (!strcmp(c, "lbarrier_gap")) {
+    int b = 10 * jiapid, e = b + 4; /* [0, 4], [10, 14]: a gap */
+    jia_lbarrier_setup(10, 1, -1);
+    jia_lbarrier(&b, &e);
+  }
+  if (!strcmp(c, "lbarrier_one_process")) {
+    int b = 10 * jiapid, e = b + 9;
+    jia_lbarrier_setup(10, 1, -1);
+    if (jiapid == 0) jia_lbarrier(&b, &e);
+    else jia_barrier();
+  }
   if (!strcmp(c, "touch_after_exit")) {
     volatile char *a = (char *)jia_alloc(4096);
     jia_exit();

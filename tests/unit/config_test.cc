@@ -305,7 +305,10 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_TEST_HINTS", "5"},
                                 {"SCOPEDSM_SCHEDULE", "sss,0.5"},
                                 {"SCOPEDSM_CACHE_POLICY", "remote"},
-                                {"SCOPEDSM_NODE_PROCS", "3"}}),
+                                {"SCOPEDSM_NODE_PROCS", "3"},
+                                {"SCOPEDSM_TASK_MIGRATION", "compute"},
+                                {"SCOPEDSM_TASK_MIGRATION_ALPHA", "7"},
+                                {"SCOPEDSM_TASK_MIGRATION_BETA", "0.35"}}),
                            &c)
                   .ok());
   std::map<std::string, std::string> vars;
@@ -333,7 +336,10 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_NEXT_TOUCH"], "barrier:3");
   EXPECT_EQ(back.next_touch_barriers, 3u);
   EXPECT_TRUE(back.next_touch_write);
-  EXPECT_EQ(vars.size(), 31u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_TASK_MIGRATION"], "compute");
+  EXPECT_EQ(back.task_migration_alpha, 7);
+  EXPECT_EQ(back.task_migration_beta, 0.35);
+  EXPECT_EQ(vars.size(), 34u);  // all of them were set
 }
 
 }  // namespace

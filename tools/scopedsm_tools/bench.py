@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from . import apps, launch, micro, results, runner
+from . import apps, launch, load, micro, results, runner
 
 # Named configurations: SCOPEDSM_* settings for the DSM runs. Under
 # first-touch, apps that place homes explicitly (jia_alloc3) stop with an error.
@@ -50,6 +50,12 @@ CONFIGS = {
     "small-cache-np2": {"SCOPEDSM_CACHE_PAGES": "256", "SCOPEDSM_NODE_PROCS": "2"},
     "small-cache-np2-remote": {"SCOPEDSM_CACHE_PAGES": "256", "SCOPEDSM_NODE_PROCS": "2",
                                "SCOPEDSM_CACHE_POLICY": "remote"},
+    # Task migration (jia_lbarrier; docs/STUDIES.md, the dissertation's
+    # §6.7): static allocation, computation-only migration (CompMig), and
+    # computation plus data migration (TaskMig). Run with --load 2,1,3,1.
+    "taskmig-static": {"SCOPEDSM_TASK_MIGRATION": "off"},
+    "taskmig-compute": {"SCOPEDSM_TASK_MIGRATION": "compute"},
+    "taskmig-data": {"SCOPEDSM_TASK_MIGRATION": "data"},
 }
 VARIANTS = ["seq", "dsm", "mpi", "omp"]
 
@@ -105,6 +111,8 @@ def build_parser():
     p.add_argument("--apps-dir", help="where the application binaries are (default: this build's apps/)")
     p.add_argument("--micro", action="store_true", help="also run the micro-benchmarks in bench/micro")
     p.add_argument("--list", action="store_true", help="list the applications found and their sizes, then exit")
+    p.add_argument("--load", help="competing load beside the DSM runs' ranks, as `scopedsm run --load` "
+                                  "(e.g. 2,1,3,1); the other variants run without it")
     return p
 
 
@@ -136,7 +144,8 @@ def plan(found, selected, opts, ctest_args):
                     for rep in range(1, opts.reps + 1):
                         specs.append({"app": app, "variant": variant, "procs": procs, "config": config,
                                       "env": env, "args": args, "size_source": source,
-                                      "binary": variants[variant], "rep": rep})
+                                      "binary": variants[variant], "rep": rep,
+                                      "loads": opts.load_list if variant == "dsm" else None})
     return specs
 
 
@@ -182,6 +191,30 @@ def summarize(runs, baselines):
     return summary
 
 
+# The JIAJIA dissertation's task-migration efficiency (digest §5.8): with
+# loads 2, 1, 3, 1 on alternate processors the machine keeps 0.6975 of its
+# power, so E = T_Ideal / T_TaskMig = 1.43 x T_Static / T_TaskMig.
+TASKMIG_POWER_FACTOR = 1.43
+
+
+def taskmig_efficiency(summary):
+    """E = 1.43 x T_Static / T for the taskmig-compute and taskmig-data
+    configurations of every (app, procs) also run under taskmig-static
+    (medians of DSM runs)."""
+    median = {(e["app"], e["procs"], e["config"]): e["time_s"]["median"] for e in summary
+              if e["variant"] == "dsm" and e["ok"] and e["time_s"]}
+    out = []
+    for (app, procs, config), t_static in sorted(median.items()):
+        if config != "taskmig-static":
+            continue
+        for mode in ("taskmig-compute", "taskmig-data"):
+            t = median.get((app, procs, mode))
+            if t:
+                out.append({"app": app, "procs": procs, "config": mode, "t_static_s": t_static, "t_s": t,
+                            "efficiency": TASKMIG_POWER_FACTOR * t_static / t})
+    return out
+
+
 def main(argv, config):
     parser = build_parser()
     opts = parser.parse_args(argv)
@@ -198,6 +231,10 @@ def main(argv, config):
         if opts.reps < 1:
             raise BenchError("--reps must be at least 1")
         opts.timeout = opts.timeout or (60.0 if opts.quick else 900.0)
+        try:
+            opts.load_list = load.parse_loads(opts.load) if opts.load else None
+        except load.LoadError as e:
+            raise BenchError(str(e)) from None
         return run(opts, config)
     except BenchError as e:
         print(f"scopedsm bench: {e}", file=sys.stderr)
@@ -262,6 +299,7 @@ def run(opts, config):
                  "platform": platform.platform()},
         "build": {k: config.get(k) for k in ("version", "tree", "build_type", "build_dir", "mpiexec", "mpi_vendor")},
         "settings": {"apps": selected, "procs": opts.proc_list, "reps": opts.reps, "timeout_s": opts.timeout,
+                     "load": opts.load_list,
                      "configs": opts.config_map, "variants": opts.variant_list},
         "elapsed_s": round(time.monotonic() - started, 3),
         "baselines": baselines,
@@ -270,7 +308,11 @@ def run(opts, config):
         "summary": summarize(runs, baselines),
         "micro": micro_results,
     }
+    doc["taskmig_efficiency"] = taskmig_efficiency(doc["summary"])
     write_json(out_path, doc)
+    for e in doc["taskmig_efficiency"]:
+        print(f"task migration: {e['app']} np={e['procs']} {e['config']}: T_Static {e['t_static_s']:.3f} s, "
+              f"T {e['t_s']:.3f} s, E = 1.43 x T_Static / T = {e['efficiency']:.2f}")
     total = len(runs) + len(micro_results)
     print(f"scopedsm bench: {total - len(failures)}/{total} runs ok in {doc['elapsed_s']:.0f} s; "
           f"wrote {out_path}" + (f" (make tables and plots: scopedsm report {out_path})" if runs else ""))

@@ -5,18 +5,23 @@ import signal
 import subprocess
 import time
 
-from . import abort_noise, apps, launch, results
+from . import abort_noise, apps, launch, load, results
 
 TAIL_LINES = 15
 
 
-def command_for(variant, binary, args, procs, launcher, vendor, env):
-    """The command that runs one variant of an app on `procs` processes (threads for omp)."""
+def command_for(variant, binary, args, procs, launcher, vendor, env, loads=None):
+    """The command that runs one variant of an app on `procs` processes (threads for omp);
+    `loads`: each rank started beside its competing load, as `scopedsm run --load` does."""
     if variant == "seq":
         return [binary] + list(args)
     if variant == "omp":
         return [binary] + apps.with_threads(args, procs)
-    return launch.launch_command(vendor, launcher, procs, binary, list(args),
+    program, program_args = binary, list(args)
+    if loads:
+        wrapped = load.command(loads, binary, args)
+        program, program_args = wrapped[0], wrapped[1:]
+    return launch.launch_command(vendor, launcher, procs, program, program_args,
                                  env_names=launch.scopedsm_env_names(env))
 
 
@@ -64,7 +69,8 @@ def run_once(spec, launcher, vendor, timeout, stats_path, extra_env):
         env["SCOPEDSM_STATS_FILE"] = stats_path
         if os.path.exists(stats_path):
             os.remove(stats_path)
-    cmd = command_for(spec["variant"], spec["binary"], spec["args"], spec["procs"], launcher, vendor, env)
+    cmd = command_for(spec["variant"], spec["binary"], spec["args"], spec["procs"], launcher, vendor, env,
+                      spec.get("loads"))
     code, out, err, wall = execute(cmd, env, timeout)
     found = [r for r in results.parse_result_lines(out) if r.get("variant", spec["variant"]) == spec["variant"]]
     result = found[0] if found else None

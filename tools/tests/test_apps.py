@@ -58,6 +58,25 @@ class BenchOptionsTest(unittest.TestCase):
         self.assertFalse(s[4]["ok"])
         self.assertIsNone(s[4]["speedup"])
 
+    def test_taskmig_efficiency(self):
+        runs = [{"app": "taskmig", "variant": "dsm", "config": c, "procs": 4, "ok": True, "verified": True,
+                 "time_s": t, "wall_s": t} for c, t in (("taskmig-static", 10.0), ("taskmig-compute", 8.0),
+                                                        ("taskmig-data", 5.0))]
+        e = {x["config"]: x for x in bench.taskmig_efficiency(bench.summarize(runs, {}))}
+        self.assertAlmostEqual(e["taskmig-data"]["efficiency"], 1.43 * 10.0 / 5.0)
+        self.assertAlmostEqual(e["taskmig-compute"]["efficiency"], 1.43 * 10.0 / 8.0)
+        self.assertEqual(e["taskmig-data"]["t_static_s"], 10.0)
+
+    def test_load_wraps_only_the_dsm_runs(self):
+        from scopedsm_tools import runner
+        cmd = runner.command_for("dsm", "/b/apps/x", ["-n", "8"], 4, "/usr/bin/mpiexec", "openmpi", {}, [2, 1, 3, 1])
+        i = cmd.index("--")
+        self.assertEqual(cmd[i - 1], "2,1,3,1")
+        self.assertTrue(cmd[i - 2].endswith("load.py"))
+        self.assertEqual(cmd[i + 1:], ["/b/apps/x", "-n", "8"])
+        self.assertEqual(runner.command_for("seq", "/b/apps/x_seq", ["-n", "8"], 1, None, None, {}, [2]),
+                         ["/b/apps/x_seq", "-n", "8"])
+
 
 if __name__ == "__main__":
     unittest.main()
