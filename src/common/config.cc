@@ -33,7 +33,8 @@ Status parse_test_faults(const std::string& v, uint32_t* out) {
   const char* accepted =
       "a comma-separated list of skip-invalidate, skip-diff, skip-notices, skip-node-record, whole-word-merge, "
       "skip-seen-mark, rma-ignore-untrapped, slow-untrap, skip-barrier-round, stale-home-offer, keep-lost-home, "
-      "slow-barrier-finish and no-steal, or none";
+      "slow-barrier-finish, slow-handoff-release, release-skip-diff, no-steal, stale-incarnation, atomic-torn and "
+      "unit-first-page-only, or none";
   *out = 0;
   if (v == "none") return Status::Ok();
   size_t start = 0;
@@ -103,8 +104,12 @@ const std::vector<ConfigVariable>& config_variables() {
        "Shared address space reserved in every process (suffix K, M, G or T). Allocations beyond it fail, and "
        "beyond its first 2^32 pages (16 TiB of 4 KiB pages), which is all that 32-bit page numbers name. "
        "Only touched pages use memory."},
+      {"SCOPEDSM_UNIT_PAGES", "1",
+       "The coherence unit, in OS pages: a power of two from 1 to 128 (up to 512 KiB with 4 KiB pages). Faults, "
+       "fetches, twins, diffs, write notices, homes and allocation all work in units of this many pages; "
+       "scopedsm_page_size() returns the unit's bytes. Every process must use the same value."},
       {"SCOPEDSM_CACHE_PAGES", "65536",
-       "Capacity of each process's cache of remote pages, in pages (at least 4: one instruction may touch "
+       "Capacity of each process's cache of remote pages, in coherence units (SCOPEDSM_UNIT_PAGES) (at least 4: one instruction may touch "
        "four pages, a string copy whose source and destination both straddle a page boundary, and all must be "
        "resident at once)."},
       {"SCOPEDSM_HOME_POLICY", "cyclic",
@@ -186,7 +191,8 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
        "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
-       "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal); "
+       "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal), unit-first-page-only "
+       "(twins and diffs cover only a unit's first OS page); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -279,6 +285,11 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     if (!parse_uint(*v, &n).ok() || n < 4 || n > (1ull << 28))
       return bad("SCOPEDSM_CACHE_PAGES", *v, "a page count from 4 to 268435456");
     c.cache_pages = n;
+  }
+  if (auto v = lookup("SCOPEDSM_UNIT_PAGES")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || !valid_unit_pages(n)) return bad("SCOPEDSM_UNIT_PAGES", *v, kUnitPagesAccepted);
+    c.unit_pages = static_cast<uint32_t>(n);
   }
   if (auto v = lookup("SCOPEDSM_HOME_POLICY")) {
     if (*v == "cyclic") c.home_policy = HomePolicy::kCyclic;
@@ -526,6 +537,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   std::vector<std::pair<std::string, std::string>> out = {
       {"region_size", size_text(c.region_size)},
       {"cache_pages", std::to_string(c.cache_pages)},
+      {"unit_pages", std::to_string(c.unit_pages)},
       {"home_policy", c.home_policy == HomePolicy::kCyclic ? "cyclic" : "first-touch"},
   };
   if (!c.stats_file.empty()) out.push_back({"stats_file", c.stats_file});

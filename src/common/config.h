@@ -46,6 +46,7 @@ enum class TestFault : uint32_t {
   kNoSteal = 1u << 14,            // loop scheduling never steals (AFS, AAFS, ABS): iterations of others' queues left undone
   kStaleIncarnation = 1u << 15,   // lock grants leave out the newest release's notices: stale reads
   kAtomicTorn = 1u << 16,        // atomics at the home load, yield, then store: lost updates
+  kUnitFirstPageOnly = 1u << 18,  // twins and diffs cover only a coherence unit's first OS page: lost writes
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -70,7 +71,17 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kNoSteal, "no-steal"},
     {TestFault::kStaleIncarnation, "stale-incarnation"},
     {TestFault::kAtomicTorn, "atomic-torn"},
+    {TestFault::kUnitFirstPageOnly, "unit-first-page-only"},
 };
+
+// SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
+// many OS pages, a power of two. Its upper bound is the diff format's: a
+// diff names words in 16 bits (protocol/diff.h), so a unit holds at most
+// 65536 words of 8 bytes, 512 KiB (128 pages of 4 KiB).
+inline constexpr uint32_t kMaxUnitPages = 128;
+inline constexpr uint64_t kMaxUnitBytes = uint64_t{65536} * 8;
+inline constexpr bool valid_unit_pages(uint64_t n) { return n >= 1 && n <= kMaxUnitPages && (n & (n - 1)) == 0; }
+inline constexpr const char* kUnitPagesAccepted = "a power of two from 1 to 128 (OS pages per coherence unit)";
 
 // The communication-cost model (SCOPEDSM_NET; transport/net_model.h says
 // where each cost lands). Times in nanoseconds, bandwidth in MB/s (10^6
@@ -96,7 +107,8 @@ std::string net_text(const NetParams& net);
 
 struct Config {
   uint64_t region_size = 16ull << 30;  // bytes of shared address space
-  uint64_t cache_pages = 65536;        // capacity of the remote-page cache
+  uint64_t cache_pages = 65536;        // capacity of the remote-page cache, in coherence units
+  uint32_t unit_pages = 1;             // OS pages per coherence unit (SCOPEDSM_UNIT_PAGES), a power of two
   HomePolicy home_policy = HomePolicy::kCyclic;
   std::string stats_file;              // JSON statistics path; empty = none
   std::string trace_file;              // trace-event JSON path (SCOPEDSM_TRACE); empty = no trace
