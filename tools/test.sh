@@ -47,7 +47,7 @@ case "$mode" in
     fi
     flags+=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich
             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
-    labels="unit|mpi|death|model|apps|install|hosts"
+    labels="unit|mpi|death|model|coherence_unit|apps|install|hosts"
     off_labels="mpi|model"
     ;;
   *) echo "usage: tools/test.sh [--sanitize|--mpich]" >&2; exit 2 ;;
