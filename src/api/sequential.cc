@@ -183,6 +183,7 @@ void init(ApiCall call) {
   if (g_initialized) die_text(init_again_error(call, g_finalized));
   g_initialized = true;
   g_start = std::chrono::steady_clock::now();
+  unit_bytes();  // a bad SCOPEDSM_UNIT_PAGES is reported at start-up, as in the parallel build
 }
 
 void finalize(ApiCall call) {
