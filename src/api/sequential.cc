@@ -81,9 +81,6 @@ void require_running(ApiCall call) {
   if (g_finalized) die_text(after_finalize_error(call));
 }
 
-// Sizes and blocks are checked by the same arithmetic as the DSM build
-// (runtime/alloc_plan.h), so a size the DSM refuses is refused here too,
-// with the same words. Start ranks are not: every rank is this process.
 // The coherence unit as the parallel library sizes it (SCOPEDSM_UNIT_PAGES
 // OS pages), so that allocations round alike in both builds; a bad value
 // ends the program with the parallel library's words.
@@ -101,6 +98,9 @@ uint64_t unit_bytes() {
   return bytes;
 }
 
+// Sizes and blocks are checked by the same arithmetic as the DSM build
+// (runtime/alloc_plan.h), so a size the DSM refuses is refused here too,
+// with the same words. Start ranks are not: every rank is this process.
 void* allocate(ApiCall call, size_t size, const Placement* cyclic) {
   require_running(call);
   const uint64_t page = unit_bytes();
