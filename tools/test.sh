@@ -9,7 +9,8 @@
 #   tools/test.sh --mpich      built and run with MPICH instead of Open MPI
 #
 # Each mode then runs the core suites again with SCOPEDSM_NODE_SHARING=off
-# (mpi, model and difftest; mpi and model with MPICH).
+# (mpi, model and difftest; mpi and model with MPICH). Label coherence_unit
+# (units of several OS pages) sets its node mode per test, so it runs once.
 #
 # The suite includes label hosts: the multi-process tests across 2
 # network-namespace hosts of 2 processes (scopedsm run --hosts; skipped
