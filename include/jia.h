@@ -31,8 +31,9 @@ extern int hostc;
 #define Maxlocks 1024
 #define Maxcondvs 64
 #define Maxhosts 1024
-/* Default coherence unit. The runtime uses the OS page size; blocks passed to
- * jia_alloc3 are rounded up to it. */
+/* JIAJIA's coherence unit, kept as a constant for old programs. The runtime's
+ * unit is SCOPEDSM_UNIT_PAGES OS pages (scopedsm_page_size() returns its
+ * bytes); blocks passed to jia_alloc3 are rounded up to it. */
 #define Pagesize 4096
 
 /* Start-up and shut-down. jia_init must come before every call but

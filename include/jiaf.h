@@ -47,7 +47,8 @@
       common /jia/ jiapid, jiahosts
 
 ! Limits: lock ids are 0 .. Maxlocks-1, condition variables
-! 0 .. Maxcondvs-1. Pagesize is JIAJIA's; ScopeDSM uses the OS page.
+! 0 .. Maxcondvs-1. Pagesize is JIAJIA's; ScopeDSM's unit is
+! SCOPEDSM_UNIT_PAGES OS pages.
       integer Maxlocks, Maxcondvs, Maxhosts, Pagesize
       parameter (Maxlocks = 1024, Maxcondvs = 64, Maxhosts = 1024)
       parameter (Pagesize = 4096)

@@ -39,7 +39,7 @@ int scopedsm_initialized(void);
 
 int scopedsm_rank(void);
 int scopedsm_size(void);
-/* The coherence unit in bytes (the OS page size). */
+/* The coherence unit in bytes: SCOPEDSM_UNIT_PAGES OS pages (default 1). */
 size_t scopedsm_page_size(void);
 /* Number of lock ids: valid ids are [0, scopedsm_num_locks()): JIAJIA's
  * Maxlocks (1024) unless SCOPEDSM_LOCKS says otherwise. */

@@ -12,6 +12,8 @@
 # the whole of mpi, model and difftest in the Open MPI build; a sample under
 # ASan+UBSan and MPICH (mpi and model without their negative controls, the
 # deliberately broken runtimes, which the Open MPI build runs in both modes).
+# Label coherence_unit (units of several OS pages) sets its node mode per
+# test, so it runs once.
 #
 # The suite includes label hosts: the multi-process tests across 2
 # network-namespace hosts of 2 processes (scopedsm run --hosts; skipped
@@ -52,7 +54,7 @@ case "$mode" in
     fi
     flags+=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich
             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
-    labels="unit|mpi|death|model|apps|install|hosts"
+    labels="unit|mpi|death|model|coherence_unit|apps|install|hosts"
     off_labels="mpi|model"
     off_exclude="broken"
     ;;

@@ -3,6 +3,7 @@
 // every surface shares (api/entry.h) are defined here.
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdarg>
 #include <cstdlib>
@@ -350,6 +351,9 @@ int scopedsm_describe(char* buf, size_t len) {
   int rc = 0;
   if (st.ok()) {
     out += "config: " + scopedsm::describe_config(cfg) + "\n";
+    const uint64_t os_page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    out += "coherence_unit: " + std::to_string(os_page * cfg.unit_pages) + " bytes (" +
+           std::to_string(cfg.unit_pages) + " x " + std::to_string(os_page) + "-byte OS pages)\n";
     for (const auto& u : cfg.unknown) out += "unknown_variable: " + scopedsm::describe_unknown(u) + "\n";
   } else {
     out += "config_error: " + st.message() + "\n";

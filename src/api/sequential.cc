@@ -19,6 +19,7 @@
 
 #include "common/checked.h"
 #include "common/clock.h"
+#include "common/config.h"
 #include "common/schedule_spec.h"
 #include "common/surface.h"
 #include "jia.h"
@@ -80,12 +81,29 @@ void require_running(ApiCall call) {
   if (g_finalized) die_text(after_finalize_error(call));
 }
 
+// The coherence unit as the parallel library sizes it (SCOPEDSM_UNIT_PAGES
+// OS pages), so that allocations round alike in both builds; a bad value
+// ends the program with the parallel library's words.
+uint64_t unit_bytes() {
+  static const uint64_t bytes = []() -> uint64_t {
+    const uint64_t os_page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const char* text = std::getenv("SCOPEDSM_UNIT_PAGES");
+    if (text == nullptr) return os_page;
+    char* end = nullptr;
+    const unsigned long long n = *text >= '0' && *text <= '9' ? std::strtoull(text, &end, 10) : 0;
+    if (end == nullptr || *end != '\0' || !scopedsm::valid_unit_pages(n))
+      die_text(std::string("SCOPEDSM_UNIT_PAGES='") + text + "' is invalid: expected " + scopedsm::kUnitPagesAccepted);
+    return os_page * n;
+  }();
+  return bytes;
+}
+
 // Sizes and blocks are checked by the same arithmetic as the DSM build
 // (runtime/alloc_plan.h), so a size the DSM refuses is refused here too,
 // with the same words. Start ranks are not: every rank is this process.
 void* allocate(ApiCall call, size_t size, const Placement* cyclic) {
   require_running(call);
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t page = unit_bytes();
   uint64_t pages = 0, block_pages = 0;
   scopedsm::Status s = scopedsm::pages_for_size(size, page, &pages);
   if (s.ok() && cyclic != nullptr) s = scopedsm::pages_for_block(cyclic->block_bytes, page, &block_pages);
@@ -165,6 +183,7 @@ void init(ApiCall call) {
   if (g_initialized) die_text(init_again_error(call, g_finalized));
   g_initialized = true;
   g_start = std::chrono::steady_clock::now();
+  unit_bytes();  // a bad SCOPEDSM_UNIT_PAGES is reported at start-up, as in the parallel build
 }
 
 void finalize(ApiCall call) {
@@ -254,7 +273,7 @@ void scopedsm_finalize(void) { finalize(c_call("scopedsm_finalize")); }
 int scopedsm_initialized(void) { return g_initialized && !g_finalized; }
 int scopedsm_rank(void) { return 0; }
 int scopedsm_size(void) { return 1; }
-size_t scopedsm_page_size(void) { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+size_t scopedsm_page_size(void) { return static_cast<size_t>(unit_bytes()); }
 int scopedsm_num_locks(void) { return lock_count(); }
 int scopedsm_num_condvars(void) { return Maxcondvs; }
 void* scopedsm_alloc(size_t size) { return allocate(c_call("scopedsm_alloc"), size, nullptr); }

@@ -109,8 +109,12 @@ const std::vector<ConfigVariable>& config_variables() {
        "Shared address space reserved in every process (suffix K, M, G or T). Allocations beyond it fail, and "
        "beyond its first 2^32 pages (16 TiB of 4 KiB pages), which is all that 32-bit page numbers name. "
        "Only touched pages use memory."},
+      {"SCOPEDSM_UNIT_PAGES", "1",
+       "The coherence unit, in OS pages: a power of two from 1 to 128 (up to 512 KiB with 4 KiB pages). Faults, "
+       "fetches, twins, diffs, write notices, homes and allocation all work in units of this many pages; "
+       "scopedsm_page_size() returns the unit's bytes. Every process must use the same value."},
       {"SCOPEDSM_CACHE_PAGES", "65536",
-       "Capacity of each process's cache of remote pages, in pages (at least 4: one instruction may touch "
+       "Capacity of each process's cache of remote pages, in coherence units (SCOPEDSM_UNIT_PAGES) (at least 4: one instruction may touch "
        "four pages, a string copy whose source and destination both straddle a page boundary, and all must be "
        "resident at once)."},
       {"SCOPEDSM_CACHE_POLICY", "fifo",
@@ -220,7 +224,7 @@ const std::vector<ConfigVariable>& config_variables() {
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
        "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
        "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal), next-touch-stale, "
-       "no-task-migration (jia_lbarrier never reassigns ranges); "
+       "no-task-migration (jia_lbarrier never reassigns ranges), unit-first-page-only (twins and diffs cover only a unit's first OS page); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -318,6 +322,11 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     if (*v == "fifo") c.cache_remote_victim = false;
     else if (*v == "remote") c.cache_remote_victim = true;
     else return bad("SCOPEDSM_CACHE_POLICY", *v, "fifo or remote");
+  }
+  if (auto v = lookup("SCOPEDSM_UNIT_PAGES")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || !valid_unit_pages(n)) return bad("SCOPEDSM_UNIT_PAGES", *v, kUnitPagesAccepted);
+    c.unit_pages = static_cast<uint32_t>(n);
   }
   if (auto v = lookup("SCOPEDSM_HOME_POLICY")) {
     if (*v == "cyclic") c.home_policy = HomePolicy::kCyclic;
@@ -604,6 +613,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
       {"region_size", size_text(c.region_size)},
       {"cache_pages", std::to_string(c.cache_pages)},
       {"cache_policy", c.cache_remote_victim ? "remote" : "fifo"},
+      {"unit_pages", std::to_string(c.unit_pages)},
       {"home_policy", c.home_policy == HomePolicy::kCyclic ? "cyclic" : "first-touch"},
   };
   if (!c.stats_file.empty()) out.push_back({"stats_file", c.stats_file});

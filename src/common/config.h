@@ -48,6 +48,7 @@ enum class TestFault : uint32_t {
   kAtomicTorn = 1u << 16,        // atomics at the home load, yield, then store: lost updates
   kNextTouchStale = 1u << 17,    // a barrier merge keeps a reader's next-touch offer over another's write: the reader's stale copy becomes the home
   kNoTaskMigration = 1u << 19,   // jia_lbarrier decides migrations but never reassigns ranges: loads stay unbalanced
+  kUnitFirstPageOnly = 1u << 18,  // twins and diffs cover only a coherence unit's first OS page: lost writes
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -74,7 +75,17 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kAtomicTorn, "atomic-torn"},
     {TestFault::kNextTouchStale, "next-touch-stale"},
     {TestFault::kNoTaskMigration, "no-task-migration"},
+    {TestFault::kUnitFirstPageOnly, "unit-first-page-only"},
 };
+
+// SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
+// many OS pages, a power of two. Its upper bound is the diff format's: a
+// diff names words in 16 bits (protocol/diff.h), so a unit holds at most
+// 65536 words of 8 bytes, 512 KiB (128 pages of 4 KiB).
+inline constexpr uint32_t kMaxUnitPages = 128;
+inline constexpr uint64_t kMaxUnitBytes = uint64_t{65536} * 8;
+inline constexpr bool valid_unit_pages(uint64_t n) { return n >= 1 && n <= kMaxUnitPages && (n & (n - 1)) == 0; }
+inline constexpr const char* kUnitPagesAccepted = "a power of two from 1 to 128 (OS pages per coherence unit)";
 
 // The communication-cost model (SCOPEDSM_NET; transport/net_model.h says
 // where each cost lands). Times in nanoseconds, bandwidth in MB/s (10^6
@@ -100,8 +111,9 @@ std::string net_text(const NetParams& net);
 
 struct Config {
   uint64_t region_size = 16ull << 30;  // bytes of shared address space
-  uint64_t cache_pages = 65536;        // capacity of the remote-page cache
   bool cache_remote_victim = false;    // SCOPEDSM_CACHE_POLICY=remote: near copies evicted before far ones
+  uint64_t cache_pages = 65536;        // capacity of the remote-page cache, in coherence units
+  uint32_t unit_pages = 1;             // OS pages per coherence unit (SCOPEDSM_UNIT_PAGES), a power of two
   HomePolicy home_policy = HomePolicy::kCyclic;
   std::string stats_file;              // JSON statistics path; empty = none
   std::string trace_file;              // trace-event JSON path (SCOPEDSM_TRACE); empty = no trace

@@ -96,8 +96,9 @@ int open_backing_file(const std::string& dir, std::string* name, std::string* er
 
 Region::~Region() { release(); }
 
-Status Region::reserve(MPI_Comm comm, uint64_t bytes, const std::string& backing_dir) {
-  page_size_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+Status Region::reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages, const std::string& backing_dir) {
+  os_page_size_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  page_size_ = os_page_size_ * unit_pages;
   bytes_ = (bytes + page_size_ - 1) / page_size_ * page_size_;
   num_pages_ = bytes_ / page_size_;
   int rank = 0;
@@ -287,9 +288,16 @@ Status Region::preallocate(uint64_t first, uint64_t count) const {
 
 uint64_t Region::read_ahead(uint64_t first, uint64_t count, const std::function<bool(uint64_t)>& wanted) const {
   if (!file_backed_ || count == 0) return 0;
-  std::vector<unsigned char> resident(count);
+  // mincore reports OS pages: a unit is missing if any of its OS pages is.
+  const size_t per_unit = page_size_ / os_page_size_;
+  std::vector<unsigned char> resident(count * per_unit);
   if (mincore(alias(first), count * page_size_, resident.data()) != 0) return 0;
-  auto missing_here = [&](uint64_t i) { return !(resident[i] & 1) && wanted(first + i); };
+  auto unit_resident = [&](uint64_t i) {
+    for (size_t k = 0; k < per_unit; ++k)
+      if (!(resident[i * per_unit + k] & 1)) return false;
+    return true;
+  };
+  auto missing_here = [&](uint64_t i) { return !unit_resident(i) && wanted(first + i); };
   uint64_t missing = 0;
   uint64_t i = 0;
   while (i < count) {

@@ -55,9 +55,11 @@ class Region {
   Region& operator=(const Region&) = delete;
 
   // Collective: chooses an address free in every process and maps the region
-  // there with no access.
+  // there with no access. Its "pages" are coherence units of `unit_pages`
+  // OS pages each (SCOPEDSM_UNIT_PAGES): page_size() is the unit's bytes,
+  // and every page number, protection change and copy is by unit.
   // `backing_dir` empty: a memfd; else a file in that directory.
-  Status reserve(MPI_Comm comm, uint64_t bytes, const std::string& backing_dir = {});
+  Status reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages = 1, const std::string& backing_dir = {});
   void release();
   // Frees the memory but keeps the address range reserved with no access,
   // so a later touch still faults at a recognizable address.
@@ -65,7 +67,10 @@ class Region {
 
   std::byte* base() const { return base_; }
   uint64_t bytes() const { return bytes_; }
+  // The coherence unit in bytes: the protocol's page.
   size_t page_size() const { return page_size_; }
+  // The operating system's page, of which a unit holds one or more.
+  size_t os_page_size() const { return os_page_size_; }
   uint64_t num_pages() const { return num_pages_; }
   bool contains(const void* addr) const {
     auto a = reinterpret_cast<uintptr_t>(addr);
@@ -139,6 +144,7 @@ class Region {
   uint64_t bytes_ = 0;
   uint64_t num_pages_ = 0;
   size_t page_size_ = 4096;
+  size_t os_page_size_ = 4096;
   int memfd_ = -1;              // the memfd or the backing file
   bool file_backed_ = false;
   std::string backing_name_;

@@ -485,7 +485,7 @@ void Coherence::trim_homes() {
 
 void Coherence::make_writable(uint64_t page) {
   PageMeta& m = (*pages_)[page];
-  std::memcpy(cache_->twin(m.slot), region_->alias(page), region_->page_size());
+  std::memcpy(cache_->twin(m.slot), region_->alias(page), twin_bytes());
   ++stats_->twins;
   transition(page, PageState::kReadWrite, "page fault");
   stack_->note(static_cast<uint32_t>(page));
@@ -624,15 +624,15 @@ void Coherence::make_diff(uint64_t page) {
       // memory, now. Nothing is pending and nothing needs acknowledging.
       std::byte* at_home = region_->peer_page(node_->local_index(home), page);
       if (test_fault(TestFault::kWholeWordMerge))
-        changed = merge_whole_words(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
+        changed = merge_whole_words(at_home, region_->alias(page), cache_->twin(m.slot), twin_bytes());
       else
-        changed = merge_diff(at_home, region_->alias(page), cache_->twin(m.slot), region_->page_size());
+        changed = merge_diff(at_home, region_->alias(page), cache_->twin(m.slot), twin_bytes());
       if (changed != 0) ++stats_->node_diffs;
     } else {
       auto& w = pending_[static_cast<size_t>(home)];
       if (!w) w = std::make_unique<Writer>(MsgType::kDiff);
-      changed = encode_diff(static_cast<uint32_t>(page), region_->alias(page), cache_->twin(m.slot),
-                            region_->page_size(), w.get());
+      changed = encode_diff(static_cast<uint32_t>(page), region_->alias(page), cache_->twin(m.slot), twin_bytes(),
+                            w.get());
       if (changed != 0 && !m.pending_diff) {
         m.pending_diff = true;
         pending_pages_[static_cast<size_t>(home)].push_back(static_cast<uint32_t>(page));

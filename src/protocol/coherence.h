@@ -169,6 +169,12 @@ class Coherence {
 
  private:
   bool test_fault(TestFault f) const { return (test_faults_ & static_cast<uint32_t>(f)) != 0; }
+  // The bytes of a page (a coherence unit) that its twin and diff cover:
+  // all of them, or under the negative control unit-first-page-only just
+  // its first OS page, so that writes to the rest of a unit are lost.
+  size_t twin_bytes() const {
+    return test_fault(TestFault::kUnitFirstPageOnly) ? region_->os_page_size() : region_->page_size();
+  }
   // After barrier `completed_epoch`: stops trapping writes to home pages
   // whose every remote copy that barrier invalidated.
   void untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch);

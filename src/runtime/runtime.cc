@@ -8,6 +8,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "common/clock.h"
 #include "jia.h"
@@ -17,6 +18,14 @@
 namespace scopedsm {
 
 namespace {
+
+// The smallest and the largest of every process's `value` (collective).
+std::pair<uint64_t, uint64_t> agree_on(uint64_t value, MPI_Comm comm) {
+  unsigned long long mine[2] = {value, ~static_cast<unsigned long long>(value)};
+  unsigned long long all[2];
+  MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  return {~all[1], all[0]};
+}
 
 enum class Lifecycle { kNotStarted, kRunning, kFinished };
 std::atomic<Lifecycle> g_lifecycle{Lifecycle::kNotStarted};
@@ -152,11 +161,17 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
                    "'scopedsm run --strict' makes this an error)", describe_unknown(u).c_str());
 
   // Every process must agree on the region size, or addresses would differ.
-  unsigned long long mine[2] = {cfg.region_size, ~static_cast<unsigned long long>(cfg.region_size)};
-  unsigned long long agreed[2];
-  MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  if (agreed[0] != cfg.region_size || ~agreed[1] != cfg.region_size)
+  if (const auto sizes = agree_on(cfg.region_size, MPI_COMM_WORLD); sizes.first != sizes.second)
     fatal("%s: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value", init);
+  // And on the coherence unit, or page numbers would name different memory.
+  if (const auto units = agree_on(cfg.unit_pages, MPI_COMM_WORLD); units.first != units.second)
+    fatal("%s: SCOPEDSM_UNIT_PAGES differs between processes: some use %" PRIu64 " and others %" PRIu64
+          " (this one %" PRIu32 "); give every process the same value",
+          init, units.first, units.second, cfg.unit_pages);
+  if (const uint64_t os_page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); os_page * cfg.unit_pages > kMaxUnitBytes)
+    fatal("%s: SCOPEDSM_UNIT_PAGES=%" PRIu32 " makes a coherence unit of %" PRIu64 " bytes with this system's %" PRIu64
+          "-byte pages, more than the %" PRIu64 " bytes a diff can address; use at most %" PRIu64,
+          init, cfg.unit_pages, os_page * cfg.unit_pages, os_page, kMaxUnitBytes, kMaxUnitBytes / os_page);
 
   Status s = state_->node.init(MPI_COMM_WORLD, cfg.node_sharing, cfg.node_procs);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
@@ -164,7 +179,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   MPI_Comm_dup(MPI_COMM_WORLD, &user_comm_);
   MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
-  s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size, cfg.home_backing_dir);
+  s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size, cfg.unit_pages, cfg.home_backing_dir);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   // A diff names its first word in 16 bits (protocol/diff.h): pages of more
   // than 65536 words would have their high words written at the wrong offset.

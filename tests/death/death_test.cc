@@ -235,6 +235,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"send_bad_rank", 2, "jia_send: destination [0-9]+ is not a rank", {}},
         Case{"jia_error", 2, "jia_error: the application gave up: 42", {}},
         Case{"config_bad", 2, "SCOPEDSM_CACHE_PAGES='0' is invalid", {"SCOPEDSM_CACHE_PAGES=0"}},
+        Case{"config_bad_unit", 2, "SCOPEDSM_UNIT_PAGES='3' is invalid: expected a power of two from 1 to 128",
+             {"SCOPEDSM_UNIT_PAGES=3"}},
+        // Every process must use the same coherence unit; a mismatch names both.
+        Case{"unit_mismatch", 3,
+             "jia_init: SCOPEDSM_UNIT_PAGES differs between processes: some use 1 and others 2 \\(this one [12]\\)",
+             {}},
         // The lock's home warns at 80% of the limit, saying what the limit
         // is, and ends the job at it, naming the holder both times.
         Case{"timeout", 2,

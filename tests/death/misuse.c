@@ -120,6 +120,14 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "chained_handler")) {
     signal(SIGSEGV, app_handler);
   }
+  if (!strcmp(c, "unit_mismatch")) {
+    /* Rank 0 asks for 1-page units, the others for 2-page ones: jia_init
+     * must name both values instead of mixing page numbers. */
+    int provided = 0, rank = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    setenv("SCOPEDSM_UNIT_PAGES", rank == 0 ? "1" : "2", 1);
+  }
   api->init(&argc, &argv); /* config_bad: never returns, the environment is rejected */
   if (!strcmp(c, "double_init")) api->init(&argc, &argv);
   int done = surface_case(api, c);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -14,13 +15,23 @@ using namespace scopedsm_test;
 
 namespace {
 
-// Pages of [addr, addr+bytes) that have memory behind them in this process
-// (its own home pages and cached copies share one memfd per process).
+size_t os_page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+// Pages (coherence units) of [addr, addr+bytes) that have memory behind
+// them in this process (its own home pages and cached copies share one
+// memfd per process). mincore reports OS pages, and the kernel backs only
+// the OS pages of a unit that were touched: a unit counts if any of its
+// OS pages is resident.
 size_t resident_pages(const void* addr, size_t bytes) {
-  std::vector<unsigned char> v(bytes / page());
+  const size_t per_unit = page() / os_page();
+  std::vector<unsigned char> v(bytes / os_page());
   if (mincore(const_cast<void*>(addr), bytes, v.data()) != 0) return SIZE_MAX;
   size_t n = 0;
-  for (unsigned char c : v) n += c & 1;
+  for (size_t u = 0; u < v.size() / per_unit; ++u) {
+    bool any = false;
+    for (size_t k = 0; k < per_unit; ++k) any = any || (v[u * per_unit + k] & 1) != 0;
+    n += any;
+  }
   return n;
 }
 

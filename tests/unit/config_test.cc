@@ -25,6 +25,7 @@ TEST(Config, DefaultsWhenNothingIsSet) {
   ASSERT_TRUE(parse_config(env({}), &c).ok());
   EXPECT_EQ(c.region_size, 16ull << 30);
   EXPECT_EQ(c.cache_pages, 65536u);
+  EXPECT_EQ(c.unit_pages, 1u);
   EXPECT_EQ(c.home_policy, HomePolicy::kCyclic);
   EXPECT_TRUE(c.summary);
   EXPECT_TRUE(c.stats_file.empty());
@@ -34,6 +35,7 @@ TEST(Config, ReadsEveryVariable) {
   Config c;
   Status s = parse_config(env({{"SCOPEDSM_REGION_SIZE", "2G"},
                                {"SCOPEDSM_CACHE_PAGES", "8"},
+                               {"SCOPEDSM_UNIT_PAGES", "128"},
                                {"SCOPEDSM_TEST_DELAY_US", "30"},
                                {"SCOPEDSM_HOME_POLICY", "first-touch"},
                                {"SCOPEDSM_STATS_FILE", "/tmp/s.json"},
@@ -49,6 +51,7 @@ TEST(Config, ReadsEveryVariable) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(c.region_size, 2ull << 30);
   EXPECT_EQ(c.cache_pages, 8u);
+  EXPECT_EQ(c.unit_pages, 128u);
   EXPECT_EQ(c.test_delay_us, 30u);
   EXPECT_EQ(c.home_policy, HomePolicy::kFirstTouch);
   EXPECT_EQ(c.stats_file, "/tmp/s.json");
@@ -85,6 +88,10 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_REGION_SIZE", "99999T"}, BadValue{"SCOPEDSM_CACHE_PAGES", "0"}, BadValue{"SCOPEDSM_CACHE_PAGES", "3"},
                                          BadValue{"SCOPEDSM_CACHE_PAGES", "ten"}, BadValue{"SCOPEDSM_CACHE_PAGES", "-3"},
                                          BadValue{"SCOPEDSM_HOME_POLICY", "random"}, BadValue{"SCOPEDSM_CACHE_POLICY", "lru"}, BadValue{"SCOPEDSM_NODE_PROCS", "0"}, BadValue{"SCOPEDSM_NODE_PROCS", "half"}, BadValue{"SCOPEDSM_STATS_FILE", ""},
+                                         BadValue{"SCOPEDSM_UNIT_PAGES", "0"}, BadValue{"SCOPEDSM_UNIT_PAGES", "3"},
+                                         BadValue{"SCOPEDSM_UNIT_PAGES", "256"}, BadValue{"SCOPEDSM_UNIT_PAGES", "two"},
+                                         BadValue{"SCOPEDSM_UNIT_PAGES", "-2"},
+                                         BadValue{"SCOPEDSM_HOME_POLICY", "random"}, BadValue{"SCOPEDSM_STATS_FILE", ""},
                                          BadValue{"SCOPEDSM_SUMMARY", "maybe"}, BadValue{"SCOPEDSM_LOG", "loud"},
                                          BadValue{"SCOPEDSM_STRICT", "maybe"},
                                          BadValue{"SCOPEDSM_TIMEOUT", "-1"}, BadValue{"SCOPEDSM_TIMEOUT", "soon"},
@@ -294,6 +301,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_BARRIER", "central"},
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
+                                {"SCOPEDSM_UNIT_PAGES", "16"},
                                 {"SCOPEDSM_LOCKS", "2147482622"},
                                 {"SCOPEDSM_NET", "occupancy=5,bandwidth=100,interrupt=2500"},
                                 {"SCOPEDSM_SUMMARY", "off"},
@@ -339,7 +347,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_TASK_MIGRATION"], "compute");
   EXPECT_EQ(back.task_migration_alpha, 7);
   EXPECT_EQ(back.task_migration_beta, 0.35);
-  EXPECT_EQ(vars.size(), 34u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_UNIT_PAGES"], "16");
+  EXPECT_EQ(vars.size(), 35u);  // all of them were set
 }
 
 }  // namespace

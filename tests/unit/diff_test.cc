@@ -39,6 +39,35 @@ Status roundtrip(const std::vector<std::byte>& page, const std::vector<std::byte
   return Status::Ok();
 }
 
+// The largest coherence unit (SCOPEDSM_UNIT_PAGES=128: kMaxUnitBytes,
+// 65536 words) written whole, and its last byte alone: 16-bit word numbers
+// and run lengths still name every word.
+TEST(Diff, TheLargestUnitRoundTripsWhole) {
+  constexpr size_t kUnit = size_t{65536} * 8;
+  struct Unit {
+    std::vector<std::byte> home = std::vector<std::byte>(kUnit);
+    static std::byte* locate(void* ctx, uint32_t) { return static_cast<Unit*>(ctx)->home.data(); }
+  };
+  const std::vector<std::byte> twin(kUnit, std::byte{0});
+  for (const size_t from : {size_t{0}, kUnit - 1}) {
+    std::vector<std::byte> page(twin);
+    for (size_t i = from; i < kUnit; ++i) page[i] = std::byte(static_cast<unsigned char>(i % 255 + 1));  // never 0: every byte changes
+    Writer w(MsgType::kDiff);
+    ASSERT_EQ(encode_diff(3, page.data(), twin.data(), kUnit, &w), kUnit - from);
+    auto bytes = w.finish(1);
+    Reader r(bytes.data(), bytes.size());
+    MsgType type;
+    ASSERT_TRUE(r.open(&type).ok());
+    Unit unit;
+    uint32_t p = 0;
+    size_t n = 0;
+    ASSERT_TRUE(apply_diff(&r, kUnit, &Unit::locate, &unit, &p, &n).ok());
+    EXPECT_EQ(n, kUnit - from);
+    EXPECT_EQ(r.remaining(), 0u);
+    EXPECT_TRUE(unit.home == page) << "from " << from;
+  }
+}
+
 TEST(Diff, UnchangedPageProducesNoRecord) {
   std::vector<std::byte> a(kPage, std::byte{1});
   Writer w(MsgType::kDiff);

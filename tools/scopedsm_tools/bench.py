@@ -56,6 +56,10 @@ CONFIGS = {
     "taskmig-static": {"SCOPEDSM_TASK_MIGRATION": "off"},
     "taskmig-compute": {"SCOPEDSM_TASK_MIGRATION": "compute"},
     "taskmig-data": {"SCOPEDSM_TASK_MIGRATION": "data"},
+    # The page-size sweep: coherence units of 2, 4, 8 and 16 OS pages
+    # (SCOPEDSM_UNIT_PAGES; "default" is 1). One command runs it:
+    # scopedsm bench --configs default,unit2,unit4,unit8,unit16
+    **{f"unit{k}": {"SCOPEDSM_UNIT_PAGES": str(k)} for k in (2, 4, 8, 16)},
 }
 VARIANTS = ["seq", "dsm", "mpi", "omp"]
 

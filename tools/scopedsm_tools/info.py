@@ -129,6 +129,8 @@ def print_text(config, fields, variables, launcher, vendor, preview):
     print("Configuration (SCOPEDSM_* environment variables)")
     if "config" in fields:
         row("effective", fields["config"])
+    if "coherence_unit" in fields:
+        row("coherence unit", fields["coherence_unit"])
     if "config_error" in fields:
         row("INVALID", fields["config_error"])
     for problem in fields.get("unknown_variables", []):

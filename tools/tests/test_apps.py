@@ -46,6 +46,12 @@ class BenchOptionsTest(unittest.TestCase):
         with self.assertRaises(bench.BenchError):
             bench.parse_configs("fast")
 
+    def test_the_page_size_sweep_sets_only_the_unit(self):
+        sweep = bench.parse_configs("default,unit2,unit4,unit8,unit16")
+        self.assertEqual(list(sweep), ["default", "unit2", "unit4", "unit8", "unit16"])
+        for k in (2, 4, 8, 16):
+            self.assertEqual(sweep[f"unit{k}"], {"SCOPEDSM_UNIT_PAGES": str(k)})
+
     def test_summarize_medians_and_speedup(self):
         runs = [{"app": "a", "variant": "dsm", "config": "default", "procs": 2, "ok": True, "verified": True,
                  "time_s": t, "wall_s": t + 1} for t in (3.0, 1.0, 2.0)]
