@@ -149,9 +149,9 @@ void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
  *            dissemination barrier, log2 N rounds among the processes,
  *            which does what JIAJIA's tree broadcast did; OFF the central
  *            barrier at rank 0 (must match everywhere)
- *   WVEC     fetches bring whole pages (write vectors are not built,
- *            docs/PROTOCOL.md section 6b): OFF changes nothing, ON says so
- *            once */
+ *   WVEC     write vectors (SCOPEDSM_WRITE_VECTOR, default OFF): ON, a
+ *            refetch by message of a stale copy brings only the blocks
+ *            written since (docs/PROTOCOL.md section 6b) */
 #ifndef ON
 #define OFF 0
 #define ON 1

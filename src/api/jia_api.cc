@@ -192,15 +192,13 @@ void jia_config(int key, int value) {
     rt.sync().set_central_barrier(value == OFF);
     return;
   }
-  // WVEC: fetches bring whole pages; write vectors are not built
-  // (docs/PROTOCOL.md §6b). OFF is what happens anyway; ON says so once.
-  static bool told = false;
-  if (value == ON && !told && rt.state().rank == 0) {
-    told = true;
-    SCOPEDSM_LOG(scopedsm::LogLevel::kWarn,
-                 "jia_config(WVEC, ON): ScopeDSM fetches whole pages (runs of them, docs/PROTOCOL.md §2.5); write "
-                 "vectors are not built (docs/PROTOCOL.md §6b), so this changes nothing");
-  }
+  // WVEC: a refetch by message brings only the blocks written since our
+  // stale copy was fetched (SCOPEDSM_WRITE_VECTOR, docs/PROTOCOL.md §6b).
+  // Both sides switch: our fetches ask for blocks, and as a home we keep
+  // the write vectors (unless node peers write our memory unobserved).
+  rt.state().config.write_vector = value == ON;
+  rt.state().wvec.set_tracking(value == ON && rt.state().wvec_tracking_ok);
+  rt.coherence().set_write_vector(value == ON);
 }
 
 void jia_divtask(int* begin, int* end) {

@@ -137,6 +137,10 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_WRITER_RETENTION", "on",
        "'on': a write notice whose only writer is this process leaves its copy valid (single-writer retention); "
        "'off': it invalidates the copy like any other notice."},
+      {"SCOPEDSM_WRITE_VECTOR", "off",
+       "'on' (blocks of 1/32 page: 128 bytes with 4 KiB pages) or a block size (a power of two, 64 to 32768, giving 2 to 64 blocks a page): "
+       "a refetch by message of a page whose stale copy is still here brings only the blocks written since "
+       "(JIAJIA's WVEC); 'off': whole pages. jia_config(WVEC, ON/OFF) sets it at run time."},
       {"SCOPEDSM_BARRIER", "dissemination",
        "'dissemination': barrier rounds among all processes, ceil(log2 N) messages each; 'central': every process "
        "sends its notices to rank 0, which merges them and sends the result back (JIAJIA's barrier without "
@@ -345,6 +349,17 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     Status s = parse_bool("SCOPEDSM_WRITER_RETENTION", *v, &c.writer_retention);
     if (!s.ok()) return s;
   }
+  if (auto v = lookup("SCOPEDSM_WRITE_VECTOR")) {
+    uint64_t n = 0;
+    if (*v == "off") c.write_vector = false;
+    else if (*v == "on") c.write_vector = true;
+    else if (parse_uint(*v, &n).ok() && n >= 64 && n <= 32768 && (n & (n - 1)) == 0) {
+      c.write_vector = true;
+      c.write_vector_block = static_cast<uint32_t>(n);
+    } else {
+      return bad("SCOPEDSM_WRITE_VECTOR", *v, "on, off, or a block size in bytes: a power of two from 64 to 32768");
+    }
+  }
   if (auto v = lookup("SCOPEDSM_BARRIER")) {
     if (*v == "dissemination") c.central_barrier = false;
     else if (*v == "central") c.central_barrier = true;
@@ -540,6 +555,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
   out.push_back({"lock_incarnations", c.lock_incarnations ? "on" : "off"});
   out.push_back({"writer_retention", c.writer_retention ? "on" : "off"});
+  out.push_back({"write_vector", !c.write_vector ? std::string("off") : c.write_vector_block == 0 ? std::string("on") : std::to_string(c.write_vector_block)});
   out.push_back({"barrier", c.central_barrier ? "central" : "dissemination"});
   out.push_back({"fetch", fetch_mode_name(c.fetch)});
   out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});

@@ -46,6 +46,7 @@ enum class TestFault : uint32_t {
   kNoSteal = 1u << 14,            // loop scheduling never steals (AFS, AAFS, ABS): iterations of others' queues left undone
   kStaleIncarnation = 1u << 15,   // lock grants leave out the newest release's notices: stale reads
   kAtomicTorn = 1u << 16,        // atomics at the home load, yield, then store: lost updates
+  kWvecDropBlock = 1u << 20,     // a write-vector reply leaves out one written block: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -70,6 +71,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kNoSteal, "no-steal"},
     {TestFault::kStaleIncarnation, "stale-incarnation"},
     {TestFault::kAtomicTorn, "atomic-torn"},
+    {TestFault::kWvecDropBlock, "wvec-drop-block"},
 };
 
 // The communication-cost model (SCOPEDSM_NET; transport/net_model.h says
@@ -109,6 +111,8 @@ struct Config {
   bool home_migration = false;         // single writers become homes at barriers (HMIG)
   bool lock_incarnations = true;       // lock grants carry only notices newer than the acquirer's version
   bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy
+  bool write_vector = false;           // SCOPEDSM_WRITE_VECTOR: refetches bring only the blocks written since (WVEC)
+  uint32_t write_vector_block = 0;     // its block size in bytes (also for jia_config(WVEC, ON)); 0 = 1/32 page
   bool central_barrier = false;        // SCOPEDSM_BARRIER=central: rounds meet at rank 0 (JIAJIA's BROADCAST off)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read

@@ -57,11 +57,13 @@ Coherence::Coherence(const CoherenceParts& p)
       cache_(p.cache),
       stack_(p.stack),
       stats_(p.stats),
+      wvec_(p.wvec),
       surface_(p.surface),
-      message_source_(p.transport, p.region->page_size()),
+      message_source_(p.transport, p.region->page_size(), p.pages, p.wvec, p.stats),
       node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0),
       release_buffered_(p.release_buffered),
       home_memory_pages_(p.home_memory_pages) {
+  message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
   if (p.rma != nullptr)
@@ -518,7 +520,10 @@ void Coherence::discard_stale() {
   for (uint32_t p : stale_) {
     PageMeta& m = (*pages_)[p];
     m.stale_listed = false;
-    if (m.state == PageState::kInvalid) gone.push_back(p);  // not fetched again meanwhile
+    if (m.state == PageState::kInvalid) {  // not fetched again meanwhile
+      gone.push_back(p);
+      m.wvec_version = 0;  // its memory becomes zeros: no blocks to keep
+    }
   }
   stale_.clear();
   std::sort(gone.begin(), gone.end());
@@ -584,6 +589,7 @@ void Coherence::close_interval() {
       downgrade.push_back(p);
     } else if (m.state == PageState::kHomeDirty) {
       home_downgrade.push_back(p);
+      wvec_->forget(p);  // our own writes: not observed block by block
     }
   }
   dirty_.clear();
@@ -649,6 +655,7 @@ uint64_t Coherence::atomic(uint64_t page, uint32_t offset, AtomicOp op, AtomicTy
   uint64_t old = 0;
   if (home == rank_) {
     old = apply_atomic(region_->alias(page) + offset, op, type, operand, expected, torn);
+    wvec_->note_blocks(static_cast<uint32_t>(page), wvec_->mask_for(offset, atomic_type_size(type)));
   } else if (source_for(home) == &node_source_) {
     old = apply_atomic(region_->peer_page(node_->local_index(home), page) + offset, op, type, operand, expected, torn);
   } else {
@@ -729,6 +736,9 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
     // one must get its own before we read the page from it one-sided, or it
     // could untrap the page under our copy.
     m.seen_marked = false;
+    // A write vector's version is the old home's; the new one's differ.
+    m.wvec_version = 0;
+    wvec_->forget(n.page);
   }
   if (gained.empty() && lost.empty()) return;
   for (uint32_t p : gained) {
@@ -787,7 +797,10 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
     // Test only: a late home, so that readers can copy the page first.
     if (test_fault(TestFault::kSlowUntrap) && !slept) sleep_ns(50'000'000);
     slept = true;
-    if (region_->share().try_untrap(n.page, completed_epoch)) untrap.push_back(n.page);
+    if (region_->share().try_untrap(n.page, completed_epoch)) {
+      untrap.push_back(n.page);
+      wvec_->forget(n.page);  // its writes go unobserved from now on
+    }
   }
   std::sort(untrap.begin(), untrap.end());
   transition_runs(untrap, PageState::kHomeUntrapped, "barrier");
@@ -811,6 +824,8 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.seen_marked = false;
     m.run_pages = 0;
     m.hinted = m.demanded = false;
+    m.wvec_version = 0;
+    wvec_->forget(static_cast<uint32_t>(p));
     if (h == rank_) {
       region_->share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));

@@ -45,6 +45,8 @@ struct CoherenceParts {
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
   bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
   bool writer_retention = true;   // SCOPEDSM_WRITER_RETENTION: our own single-writer notices keep our copy
+  bool write_vector = false;      // SCOPEDSM_WRITE_VECTOR: refetches by message bring only written blocks
+  WriteVectors* wvec = nullptr;   // this home's write vectors (required)
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
@@ -91,6 +93,9 @@ class Coherence {
   // again traps the pages untrapped now (noting them as written).
   void set_write_detect_all(bool all);
   void set_home_migration(bool on) { home_migration_ = on; }
+  // jia_config(WVEC): whether our fetches by message ask for written blocks
+  // only (the home side's tracking is WriteVectors::set_tracking).
+  void set_write_vector(bool on) { message_source_.set_write_vector(on); }
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
@@ -219,6 +224,7 @@ class Coherence {
   PageCache* const cache_;
   LockStack* const stack_;
   AppCounters* const stats_;
+  WriteVectors* const wvec_;
   const Surface* const surface_;
   uint32_t epoch_ = 0;
   MessageSource message_source_;

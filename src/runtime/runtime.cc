@@ -185,6 +185,21 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.write_detect_all = cfg.write_detect_all;
   parts.home_migration = cfg.home_migration;
   parts.writer_retention = cfg.writer_retention;
+  {
+    // Write vectors: 2 to 64 blocks a page; the default block is 1/32 page.
+    const size_t ps = state_->region.page_size();
+    const size_t block = cfg.write_vector_block != 0 ? cfg.write_vector_block : ps / 32;
+    if (block == 0 || ps % block != 0 || ps / block < 2 || ps / block > WriteVectors::kMaxBlocks)
+      fatal("%s: SCOPEDSM_WRITE_VECTOR=%zu: a page of %zu bytes must hold 2 to %u blocks; use a block size from %zu "
+            "to %zu",
+            init, block, ps, WriteVectors::kMaxBlocks, ps / WriteVectors::kMaxBlocks, ps / 2);
+    // Node peers write our memory unobserved (diff merges, atomics): then
+    // the home never tracks, and answers whole pages.
+    state_->wvec_tracking_ok = !node_shared;
+    state_->wvec.init(ps, block, cfg.write_vector && state_->wvec_tracking_ok);
+  }
+  parts.write_vector = cfg.write_vector;
+  parts.wvec = &state_->wvec;
   parts.fetch_pages = cfg.fetch_pages;
   parts.test_faults = cfg.test_faults;
   parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;
@@ -200,7 +215,8 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.stats = &st.stats.app;
   parts.surface = st.surface;
   coherence_ = std::make_unique<Coherence>(parts);
-  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us);
+  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us,
+                                       &st.wvec);
   sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app,
                                        SyncClient::ServeHere{&service_->locks(), &service_->home(), &service_->serve_mutex()});
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
