@@ -122,7 +122,8 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_SPIN_US", "50", "Microseconds a waiting thread polls before it sleeps (0 to 100000)."},
       {"SCOPEDSM_POLL_US", "200", "Longest sleep between polls when some processes are on other nodes (1 to 1000000)."},
       {"SCOPEDSM_WRITE_DETECT", "adaptive",
-       "'adaptive' traps writes to a home page only while another process holds a copy; 'all' traps every write."},
+       "'adaptive' traps writes to a home page only while another process holds a copy; 'all' traps every write; 'cache-only' traps none and drops every cached copy at every acquire and barrier "
+       "(JIAJIA's CO-WD; not with SCOPEDSM_HOME_MIGRATION=on)."},
       {"SCOPEDSM_NODE_SHARING", "on",
        "'on': processes on one node copy pages straight from each other's home memory and apply diffs to it, "
        "with no message and no wait for the home's threads. 'off': every process is a node of its own (pages, "
@@ -331,7 +332,8 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (auto v = lookup("SCOPEDSM_WRITE_DETECT")) {
     if (*v == "adaptive") c.write_detect_all = false;
     else if (*v == "all") c.write_detect_all = true;
-    else return bad("SCOPEDSM_WRITE_DETECT", *v, "adaptive or all");
+    else if (*v == "cache-only") c.write_detect_cache_only = true;
+    else return bad("SCOPEDSM_WRITE_DETECT", *v, "adaptive, all or cache-only");
   }
   if (auto v = lookup("SCOPEDSM_NODE_SHARING")) {
     Status s = parse_bool("SCOPEDSM_NODE_SHARING", *v, &c.node_sharing);
@@ -341,6 +343,10 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     Status s = parse_bool("SCOPEDSM_HOME_MIGRATION", *v, &c.home_migration);
     if (!s.ok()) return s;
   }
+  if (c.home_migration && c.write_detect_cache_only)
+    return Status::Error("SCOPEDSM_HOME_MIGRATION=on cannot be combined with SCOPEDSM_WRITE_DETECT=cache-only: a page "
+                         "moves to its single writer only if its home did not write it, and cache-only detection "
+                         "does not observe the home's writes (docs/PROTOCOL.md §6b); choose one");
   if (auto v = lookup("SCOPEDSM_LOCK_INCARNATIONS")) {
     Status s = parse_bool("SCOPEDSM_LOCK_INCARNATIONS", *v, &c.lock_incarnations);
     if (!s.ok()) return s;
@@ -550,7 +556,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"timeout", timeout.str()});
   out.push_back({"spin_us", std::to_string(c.spin_us)});
   out.push_back({"poll_us", std::to_string(c.poll_us)});
-  out.push_back({"write_detect", c.write_detect_all ? "all" : "adaptive"});
+  out.push_back({"write_detect", c.write_detect_cache_only ? "cache-only" : c.write_detect_all ? "all" : "adaptive"});
   out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
   out.push_back({"lock_incarnations", c.lock_incarnations ? "on" : "off"});

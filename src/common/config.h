@@ -47,6 +47,7 @@ enum class TestFault : uint32_t {
   kStaleIncarnation = 1u << 15,   // lock grants leave out the newest release's notices: stale reads
   kAtomicTorn = 1u << 16,        // atomics at the home load, yield, then store: lost updates
   kWvecDropBlock = 1u << 20,     // a write-vector reply leaves out one written block: stale reads
+  kCowdKeepCache = 1u << 21,     // cache-only write detection keeps the copies no notice names at an acquire: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -72,6 +73,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kStaleIncarnation, "stale-incarnation"},
     {TestFault::kAtomicTorn, "atomic-torn"},
     {TestFault::kWvecDropBlock, "wvec-drop-block"},
+    {TestFault::kCowdKeepCache, "cowd-keep-cache"},
 };
 
 // The communication-cost model (SCOPEDSM_NET; transport/net_model.h says
@@ -108,6 +110,7 @@ struct Config {
   uint64_t spin_us = 50;               // busy-poll before sleeping
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
+  bool write_detect_cache_only = false;  // SCOPEDSM_WRITE_DETECT=cache-only: never trap home writes, drop every copy at acquires (CO-WD)
   bool home_migration = false;         // single writers become homes at barriers (HMIG)
   bool lock_incarnations = true;       // lock grants carry only notices newer than the acquirer's version
   bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy

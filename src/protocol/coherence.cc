@@ -44,7 +44,8 @@ size_t merge_whole_words(std::byte* home, const std::byte* page, const std::byte
 Coherence::Coherence(const CoherenceParts& p)
     : rank_(p.rank),
       size_(p.size),
-      write_detect_all_(p.write_detect_all),
+      write_detect_all_(p.write_detect_all && !p.cache_only),
+      cache_only_(p.cache_only),
       home_migration_(p.home_migration),
       writer_retention_(p.writer_retention),
       max_run_(std::max<uint32_t>(1, std::min(p.fetch_pages, kMaxFetchPages))),
@@ -449,6 +450,8 @@ void Coherence::claim_home(uint64_t page, Access access) {
   ++homes_resident_;
   // We are the home. Nobody can hold a copy unless someone fetched the page
   // between the claim and now (its zeros); then writes must stay trapped.
+  // (Under CO-WD too: a page someone copied meanwhile stays trapped, and
+  // its writes are noted as under the other modes.)
   if (!write_detect_all_ && region_->share().try_untrap_fresh(static_cast<uint32_t>(page))) {
     transition(page, PageState::kHomeUntrapped, "page fault");
     return;
@@ -619,6 +622,12 @@ void Coherence::flush_diffs(int ordered_with) {
 
 void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
   if (test_fault(TestFault::kSkipInvalidate)) return;  // negative control: stale reads
+  // CO-WD: the home writes nobody is told of may be in any cached page.
+  // (Negative control cowd-keep-cache: only the pages notices name.)
+  if (cache_only_ && !test_fault(TestFault::kCowdKeepCache)) {
+    invalidate_all_copies();
+    return;
+  }
   std::vector<uint32_t> drop;
   for (const WriteNotice& n : notices) {
     PageMeta& m = (*pages_)[n.page];
@@ -700,6 +709,9 @@ void Coherence::invalidate_all_copies() {
 
 void Coherence::drain_retraps() {
   region_->share().drain(&retraps_);
+  // CO-WD: copies change nothing at the home; every cache is dropped at
+  // every acquire anyway. (The drain clears the pages' queue bits.)
+  if (cache_only_) return;
   for (uint32_t p : retraps_) {
     // A page whose home has just moved away (migrate_homes): the copy was
     // taken since our barrier began, we have not written the page since,
@@ -782,7 +794,7 @@ void Coherence::set_write_detect_all(bool all) {
 }
 
 void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch) {
-  if (write_detect_all_) return;
+  if (write_detect_all_ || cache_only_) return;  // CO-WD: home pages are untrapped from the start
   std::vector<uint32_t> untrap;
   bool slept = false;
   for (const WriteNotice& n : notices) {

@@ -43,6 +43,9 @@ struct CoherenceParts {
   int rank = 0;
   int size = 1;
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
+  // SCOPEDSM_WRITE_DETECT=cache-only (CO-WD): home pages never trapped, every
+  // cached copy dropped at every acquire and barrier. For the whole run.
+  bool cache_only = false;
   bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
   bool writer_retention = true;   // SCOPEDSM_WRITER_RETENTION: our own single-writer notices keep our copy
   bool write_vector = false;      // SCOPEDSM_WRITE_VECTOR: refetches by message bring only written blocks
@@ -133,7 +136,9 @@ class Coherence {
   // ordered after the diffs anyway. -1 waits for all.
   void flush_diffs(int ordered_with);
   // Drops cached copies named by `notices`, except pages this process alone
-  // wrote (it already sees its own writes) and pages homed here.
+  // wrote (it already sees its own writes) and pages homed here. With
+  // cache-only write detection, drops every cached copy: home writes send
+  // no notices.
   void invalidate(const std::vector<WriteNotice>& notices);
 
   // An atomic operation on the word at byte `offset` of `page`, executed at
@@ -212,6 +217,7 @@ class Coherence {
   const int rank_;
   const int size_;
   bool write_detect_all_;
+  const bool cache_only_;
   bool home_migration_;
   const bool writer_retention_;
   const uint32_t max_run_;

@@ -183,6 +183,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.rank = rank;
   parts.size = size;
   parts.write_detect_all = cfg.write_detect_all;
+  parts.cache_only = cfg.write_detect_cache_only;
   parts.home_migration = cfg.home_migration;
   parts.writer_retention = cfg.writer_retention;
   {
@@ -193,9 +194,10 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
       fatal("%s: SCOPEDSM_WRITE_VECTOR=%zu: a page of %zu bytes must hold 2 to %u blocks; use a block size from %zu "
             "to %zu",
             init, block, ps, WriteVectors::kMaxBlocks, ps / WriteVectors::kMaxBlocks, ps / 2);
-    // Node peers write our memory unobserved (diff merges, atomics): then
-    // the home never tracks, and answers whole pages.
-    state_->wvec_tracking_ok = !node_shared;
+    // Node peers write our memory unobserved (diff merges, atomics), and so
+    // do we under cache-only write detection: then the home never tracks,
+    // and answers whole pages.
+    state_->wvec_tracking_ok = !node_shared && !cfg.write_detect_cache_only;
     state_->wvec.init(ps, block, cfg.write_vector && state_->wvec_tracking_ok);
   }
   parts.write_vector = cfg.write_vector;
