@@ -330,9 +330,6 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars.size(), 28u);  // all of them were set
 }
 
-}  // namespace
-}  // namespace scopedsm
-
 // SCOPEDSM_WRITE_VECTOR takes on, off or a block size; cache-only write
 // detection is read, and refused together with home migration.
 TEST(Config, WriteVectorsAndCacheOnlyDetection) {
@@ -353,3 +350,6 @@ TEST(Config, WriteVectorsAndCacheOnlyDetection) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("cannot be combined"), std::string::npos) << s.message();
 }
+
+}  // namespace
+}  // namespace scopedsm
