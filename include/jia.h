@@ -147,16 +147,18 @@ void jia_reduce(void *sendbuf, void *recvbuf, int count, int op, int root);
  * the same call on every process; LOADBAL must match everywhere):
  *   HMIG     home migration at barriers (SCOPEDSM_HOME_MIGRATION, default OFF)
  *   ADWD     adaptive write detection (SCOPEDSM_WRITE_DETECT, default ON);
- *            OFF traps every write
+ *            OFF selects the fixed detection: every write trapped, or
+ *            cache-only (CO-WD) if the job started with it, which ON
+ *            cannot leave (docs/PROTOCOL.md section 6b)
  *   LOADBAL  jia_loadcheck measures and jia_divtask weights (default ON);
  *            OFF: jia_loadcheck does nothing, jia_divtask splits evenly
  *   BROADCAST the barrier's form (SCOPEDSM_BARRIER): ON (default) the
  *            dissemination barrier, log2 N rounds among the processes,
  *            which does what JIAJIA's tree broadcast did; OFF the central
  *            barrier at rank 0 (must match everywhere)
- *   WVEC     fetches bring whole pages (write vectors are not built,
- *            docs/PROTOCOL.md section 6b): OFF changes nothing, ON says so
- *            once */
+ *   WVEC     write vectors (SCOPEDSM_WRITE_VECTOR, default OFF): ON, a
+ *            refetch by message of a stale copy brings only the blocks
+ *            written since (docs/PROTOCOL.md section 6b) */
 #ifndef ON
 #define OFF 0
 #define ON 1

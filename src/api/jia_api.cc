@@ -174,13 +174,27 @@ void jia_config(int key, int value) {
   if (key < 0 || key > WVEC) scopedsm::fatal("jia_config(%d, %d): unknown feature key; use HMIG, ADWD, BROADCAST, LOADBAL or WVEC", key, value);
   if (value != ON && value != OFF) scopedsm::fatal("jia_config(%s, %d): value must be ON or OFF", names[key], value);
   if (key == ADWD) {
-    // Adaptive write detection is ScopeDSM's default; OFF traps every write.
+    // Adaptive write detection is ScopeDSM's default; OFF selects the fixed
+    // detection: VM-WD (every write trapped), or CO-WD if the job started
+    // with it (SCOPEDSM_WRITE_DETECT=cache-only), which is for the whole
+    // run: every process would have to leave it at the same instant.
+    if (rt.state().config.write_detect_cache_only) {
+      if (value == ON)
+        scopedsm::fatal("jia_config(ADWD, ON): this job runs cache-only write detection (SCOPEDSM_WRITE_DETECT="
+                        "cache-only), which cannot be left at run time (docs/PROTOCOL.md §6b); start the job with "
+                        "SCOPEDSM_WRITE_DETECT=adaptive instead");
+      return;  // OFF: the fixed detection, cache-only, is what runs
+    }
     rt.state().config.write_detect_all = value == OFF;
     rt.coherence().set_write_detect_all(value == OFF);
     return;
   }
   if (key == HMIG) {
     // Home migration at barriers (SCOPEDSM_HOME_MIGRATION).
+    if (value == ON && rt.state().config.write_detect_cache_only)
+      scopedsm::fatal("jia_config(HMIG, ON): home migration cannot run with cache-only write detection "
+                      "(SCOPEDSM_WRITE_DETECT=cache-only): a page moves to its single writer only if its home did not "
+                      "write it, and cache-only detection does not observe the home's writes (docs/PROTOCOL.md §6b)");
     rt.state().config.home_migration = value == ON;
     rt.coherence().set_home_migration(value == ON);
     return;
@@ -198,15 +212,13 @@ void jia_config(int key, int value) {
     rt.sync().set_central_barrier(value == OFF);
     return;
   }
-  // WVEC: fetches bring whole pages; write vectors are not built
-  // (docs/PROTOCOL.md §6b). OFF is what happens anyway; ON says so once.
-  static bool told = false;
-  if (value == ON && !told && rt.state().rank == 0) {
-    told = true;
-    SCOPEDSM_LOG(scopedsm::LogLevel::kWarn,
-                 "jia_config(WVEC, ON): ScopeDSM fetches whole pages (runs of them, docs/PROTOCOL.md §2.5); write "
-                 "vectors are not built (docs/PROTOCOL.md §6b), so this changes nothing");
-  }
+  // WVEC: a refetch by message brings only the blocks written since our
+  // stale copy was fetched (SCOPEDSM_WRITE_VECTOR, docs/PROTOCOL.md §6b).
+  // Both sides switch: our fetches ask for blocks, and as a home we keep
+  // the write vectors (unless node peers write our memory unobserved).
+  rt.state().config.write_vector = value == ON;
+  rt.state().wvec.set_tracking(value == ON && rt.state().wvec_tracking_ok);
+  rt.coherence().set_write_vector(value == ON);
 }
 
 void jia_divtask(int* begin, int* end) {

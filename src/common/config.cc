@@ -137,7 +137,8 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_SPIN_US", "50", "Microseconds a waiting thread polls before it sleeps (0 to 100000)."},
       {"SCOPEDSM_POLL_US", "200", "Longest sleep between polls when some processes are on other nodes (1 to 1000000)."},
       {"SCOPEDSM_WRITE_DETECT", "adaptive",
-       "'adaptive' traps writes to a home page only while another process holds a copy; 'all' traps every write."},
+       "'adaptive' traps writes to a home page only while another process holds a copy; 'all' traps every write; 'cache-only' traps none and drops every cached copy at every acquire and barrier "
+       "(JIAJIA's CO-WD; not with SCOPEDSM_HOME_MIGRATION=on)."},
       {"SCOPEDSM_NODE_SHARING", "on",
        "'on': processes on one node copy pages straight from each other's home memory and apply diffs to it, "
        "with no message and no wait for the home's threads. 'off': every process is a node of its own (pages, "
@@ -163,6 +164,10 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_WRITER_RETENTION", "on",
        "'on': a write notice whose only writer is this process leaves its copy valid (single-writer retention); "
        "'off': it invalidates the copy like any other notice."},
+      {"SCOPEDSM_WRITE_VECTOR", "off",
+       "'on' (blocks of 1/32 page: 128 bytes with 4 KiB pages) or a block size (a power of two, 64 to 32768, giving 2 to 64 blocks a page): "
+       "a refetch by message of a page whose stale copy is still here brings only the blocks written since "
+       "(JIAJIA's WVEC); 'off': whole pages. jia_config(WVEC, ON/OFF) sets it at run time."},
       {"SCOPEDSM_BARRIER", "dissemination",
        "'dissemination': barrier rounds among all processes, ceil(log2 N) messages each; 'central': every process "
        "sends its notices to rank 0, which merges them and sends the result back (JIAJIA's barrier without "
@@ -224,7 +229,9 @@ const std::vector<ConfigVariable>& config_variables() {
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
        "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
        "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal), next-touch-stale, "
-       "no-task-migration (jia_lbarrier never reassigns ranges), unit-first-page-only (twins and diffs cover only a unit's first OS page); "
+       "no-task-migration (jia_lbarrier never reassigns ranges), unit-first-page-only (twins and diffs cover only a "
+       "unit's first OS page), wvec-drop-block (a write-vector reply leaves out a written block), cowd-keep-cache "
+       "(cache-only write detection keeps copies at an acquire); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -375,7 +382,8 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (auto v = lookup("SCOPEDSM_WRITE_DETECT")) {
     if (*v == "adaptive") c.write_detect_all = false;
     else if (*v == "all") c.write_detect_all = true;
-    else return bad("SCOPEDSM_WRITE_DETECT", *v, "adaptive or all");
+    else if (*v == "cache-only") c.write_detect_cache_only = true;
+    else return bad("SCOPEDSM_WRITE_DETECT", *v, "adaptive, all or cache-only");
   }
   if (auto v = lookup("SCOPEDSM_NODE_SHARING")) {
     Status s = parse_bool("SCOPEDSM_NODE_SHARING", *v, &c.node_sharing);
@@ -403,6 +411,14 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     else if (*v == "write") c.next_touch_write = true;
     else return bad("SCOPEDSM_NEXT_TOUCH_ON", *v, "touch or write");
   }
+  if (c.next_touch_barriers != 0 && c.write_detect_cache_only)
+    return Status::Error("SCOPEDSM_NEXT_TOUCH=barrier:N cannot be combined with SCOPEDSM_WRITE_DETECT=cache-only: a "
+                         "page moves to its toucher only if its home did not write it, and cache-only detection does "
+                         "not observe the home's writes; choose one");
+  if (c.home_migration && c.write_detect_cache_only)
+    return Status::Error("SCOPEDSM_HOME_MIGRATION=on cannot be combined with SCOPEDSM_WRITE_DETECT=cache-only: a page "
+                         "moves to its single writer only if its home did not write it, and cache-only detection "
+                         "does not observe the home's writes (docs/PROTOCOL.md §6b); choose one");
   if (auto v = lookup("SCOPEDSM_LOCK_INCARNATIONS")) {
     Status s = parse_bool("SCOPEDSM_LOCK_INCARNATIONS", *v, &c.lock_incarnations);
     if (!s.ok()) return s;
@@ -410,6 +426,17 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
   if (auto v = lookup("SCOPEDSM_WRITER_RETENTION")) {
     Status s = parse_bool("SCOPEDSM_WRITER_RETENTION", *v, &c.writer_retention);
     if (!s.ok()) return s;
+  }
+  if (auto v = lookup("SCOPEDSM_WRITE_VECTOR")) {
+    uint64_t n = 0;
+    if (*v == "off") c.write_vector = false;
+    else if (*v == "on") c.write_vector = true;
+    else if (parse_uint(*v, &n).ok() && n >= 64 && n <= 32768 && (n & (n - 1)) == 0) {
+      c.write_vector = true;
+      c.write_vector_block = static_cast<uint32_t>(n);
+    } else {
+      return bad("SCOPEDSM_WRITE_VECTOR", *v, "on, off, or a block size in bytes: a power of two from 64 to 32768");
+    }
   }
   if (auto v = lookup("SCOPEDSM_BARRIER")) {
     if (*v == "dissemination") c.central_barrier = false;
@@ -623,7 +650,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"timeout", timeout.str()});
   out.push_back({"spin_us", std::to_string(c.spin_us)});
   out.push_back({"poll_us", std::to_string(c.poll_us)});
-  out.push_back({"write_detect", c.write_detect_all ? "all" : "adaptive"});
+  out.push_back({"write_detect", c.write_detect_cache_only ? "cache-only" : c.write_detect_all ? "all" : "adaptive"});
   out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});
   out.push_back({"node_procs", c.node_procs == 0 ? "all" : std::to_string(c.node_procs)});
   out.push_back({"home_migration", c.home_migration ? "on" : "off"});
@@ -631,6 +658,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"next_touch_on", c.next_touch_write ? "write" : "touch"});
   out.push_back({"lock_incarnations", c.lock_incarnations ? "on" : "off"});
   out.push_back({"writer_retention", c.writer_retention ? "on" : "off"});
+  out.push_back({"write_vector", !c.write_vector ? std::string("off") : c.write_vector_block == 0 ? std::string("on") : std::to_string(c.write_vector_block)});
   out.push_back({"barrier", c.central_barrier ? "central" : "dissemination"});
   out.push_back({"fetch", fetch_mode_name(c.fetch)});
   out.push_back({"fetch_pages", std::to_string(c.fetch_pages)});

@@ -49,6 +49,8 @@ enum class TestFault : uint32_t {
   kNextTouchStale = 1u << 17,    // a barrier merge keeps a reader's next-touch offer over another's write: the reader's stale copy becomes the home
   kNoTaskMigration = 1u << 19,   // jia_lbarrier decides migrations but never reassigns ranges: loads stay unbalanced
   kUnitFirstPageOnly = 1u << 18,  // twins and diffs cover only a coherence unit's first OS page: lost writes
+  kWvecDropBlock = 1u << 20,     // a write-vector reply leaves out one written block: stale reads
+  kCowdKeepCache = 1u << 21,     // cache-only write detection keeps the copies no notice names at an acquire: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -76,6 +78,8 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kNextTouchStale, "next-touch-stale"},
     {TestFault::kNoTaskMigration, "no-task-migration"},
     {TestFault::kUnitFirstPageOnly, "unit-first-page-only"},
+    {TestFault::kWvecDropBlock, "wvec-drop-block"},
+    {TestFault::kCowdKeepCache, "cowd-keep-cache"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
@@ -123,11 +127,14 @@ struct Config {
   uint64_t spin_us = 50;               // busy-poll before sleeping
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
+  bool write_detect_cache_only = false;  // SCOPEDSM_WRITE_DETECT=cache-only: never trap home writes, drop every copy at acquires (CO-WD)
   bool home_migration = false;         // single writers become homes at barriers (HMIG)
   uint32_t next_touch_barriers = 0;    // SCOPEDSM_NEXT_TOUCH=barrier:N: the first N barriers after an allocation are next-touch points
   bool next_touch_write = false;       // SCOPEDSM_NEXT_TOUCH_ON=write: only a write re-homes a pending page (else any touch)
   bool lock_incarnations = true;       // lock grants carry only notices newer than the acquirer's version
   bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy
+  bool write_vector = false;           // SCOPEDSM_WRITE_VECTOR: refetches bring only the blocks written since (WVEC)
+  uint32_t write_vector_block = 0;     // its block size in bytes (also for jia_config(WVEC, ON)); 0 = 1/32 page
   bool central_barrier = false;        // SCOPEDSM_BARRIER=central: rounds meet at rank 0 (JIAJIA's BROADCAST off)
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   uint32_t node_procs = 0;             // SCOPEDSM_NODE_PROCS: at most this many processes per node; 0 = all

@@ -79,6 +79,7 @@ struct PageMeta {
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it
+  uint64_t wvec_version;      // homed elsewhere: the home's write-vector version of our memory of it; 0 = none
 };
 
 class PageTable {

@@ -44,7 +44,8 @@ size_t merge_whole_words(std::byte* home, const std::byte* page, const std::byte
 Coherence::Coherence(const CoherenceParts& p)
     : rank_(p.rank),
       size_(p.size),
-      write_detect_all_(p.write_detect_all),
+      write_detect_all_(p.write_detect_all && !p.cache_only),
+      cache_only_(p.cache_only),
       home_migration_(p.home_migration),
       writer_retention_(p.writer_retention),
       next_touch_write_(p.next_touch_write),
@@ -59,11 +60,13 @@ Coherence::Coherence(const CoherenceParts& p)
       cache_(p.cache),
       stack_(p.stack),
       stats_(p.stats),
+      wvec_(p.wvec),
       surface_(p.surface),
-      message_source_(p.transport, p.region->page_size()),
+      message_source_(p.transport, p.region->page_size(), p.pages, p.wvec, p.stats),
       node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0),
       release_buffered_(p.release_buffered),
       home_memory_pages_(p.home_memory_pages) {
+  message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
   if (p.rma != nullptr)
@@ -522,6 +525,8 @@ void Coherence::claim_home(uint64_t page, Access access) {
   ++homes_resident_;
   // We are the home. Nobody can hold a copy unless someone fetched the page
   // between the claim and now (its zeros); then writes must stay trapped.
+  // (Under CO-WD too: a page someone copied meanwhile stays trapped, and
+  // its writes are noted as under the other modes.)
   if (!write_detect_all_ && region_->share().try_untrap_fresh(static_cast<uint32_t>(page))) {
     transition(page, PageState::kHomeUntrapped, "page fault");
     return;
@@ -594,7 +599,10 @@ void Coherence::discard_stale() {
   for (uint32_t p : stale_) {
     PageMeta& m = (*pages_)[p];
     m.stale_listed = false;
-    if (m.state == PageState::kInvalid) gone.push_back(p);  // not fetched again meanwhile
+    if (m.state == PageState::kInvalid) {  // not fetched again meanwhile
+      gone.push_back(p);
+      m.wvec_version = 0;  // its memory becomes zeros: no blocks to keep
+    }
   }
   stale_.clear();
   std::sort(gone.begin(), gone.end());
@@ -660,6 +668,7 @@ void Coherence::close_interval() {
       downgrade.push_back(p);
     } else if (m.state == PageState::kHomeDirty) {
       home_downgrade.push_back(p);
+      wvec_->forget(p);  // our own writes: not observed block by block
     }
   }
   dirty_.clear();
@@ -689,6 +698,12 @@ void Coherence::flush_diffs(int ordered_with) {
 
 void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
   if (test_fault(TestFault::kSkipInvalidate)) return;  // negative control: stale reads
+  // CO-WD: the home writes nobody is told of may be in any cached page.
+  // (Negative control cowd-keep-cache: only the pages notices name.)
+  if (cache_only_ && !test_fault(TestFault::kCowdKeepCache)) {
+    invalidate_all_copies();
+    return;
+  }
   std::vector<uint32_t> drop;
   for (const WriteNotice& n : notices) {
     if (n.touch_only) continue;  // a next-touch offer: nobody wrote the page
@@ -726,6 +741,7 @@ uint64_t Coherence::atomic(uint64_t page, uint32_t offset, AtomicOp op, AtomicTy
   uint64_t old = 0;
   if (home == rank_) {
     old = apply_atomic(region_->alias(page) + offset, op, type, operand, expected, torn);
+    wvec_->note_blocks(static_cast<uint32_t>(page), wvec_->mask_for(offset, atomic_type_size(type)));
   } else if (source_for(home) == &node_source_) {
     old = apply_atomic(region_->peer_page(node_->local_index(home), page) + offset, op, type, operand, expected, torn);
   } else {
@@ -770,6 +786,9 @@ void Coherence::invalidate_all_copies() {
 
 void Coherence::drain_retraps(bool quiet) {
   region_->share().drain(&retraps_);
+  // CO-WD: copies change nothing at the home; every cache is dropped at
+  // every acquire anyway. (The drain clears the pages' queue bits.)
+  if (cache_only_) return;
   for (uint32_t p : retraps_) {
     // A page whose home has just moved away (migrate_homes): the copy was
     // taken since our barrier began, we have not written the page since,
@@ -816,6 +835,9 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
     // one must get its own before we read the page from it one-sided, or it
     // could untrap the page under our copy.
     m.seen_marked = false;
+    // A write vector's version is the old home's; the new one's differ.
+    m.wvec_version = 0;
+    wvec_->forget(n.page);
   }
   if (gained.empty() && lost.empty()) return;
   for (uint32_t p : gained) {
@@ -860,7 +882,7 @@ void Coherence::set_write_detect_all(bool all) {
 }
 
 void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch) {
-  if (write_detect_all_) return;
+  if (write_detect_all_ || cache_only_) return;  // CO-WD: home pages are untrapped from the start
   std::vector<uint32_t> untrap;
   bool slept = false;
   for (const WriteNotice& n : notices) {
@@ -877,7 +899,10 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
     // Test only: a late home, so that readers can copy the page first.
     if (test_fault(TestFault::kSlowUntrap) && !slept) sleep_ns(50'000'000);
     slept = true;
-    if (region_->share().try_untrap(n.page, completed_epoch)) untrap.push_back(n.page);
+    if (region_->share().try_untrap(n.page, completed_epoch)) {
+      untrap.push_back(n.page);
+      wvec_->forget(n.page);  // its writes go unobserved from now on
+    }
   }
   std::sort(untrap.begin(), untrap.end());
   transition_runs(untrap, PageState::kHomeUntrapped, "barrier");
@@ -902,6 +927,8 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.run_pages = 0;
     m.hinted = m.demanded = false;
     m.nt_pending = m.nt_touched = false;
+    m.wvec_version = 0;
+    wvec_->forget(static_cast<uint32_t>(p));
     if (h == rank_) {
       region_->share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));

@@ -43,10 +43,15 @@ struct CoherenceParts {
   int rank = 0;
   int size = 1;
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
+  // SCOPEDSM_WRITE_DETECT=cache-only (CO-WD): home pages never trapped, every
+  // cached copy dropped at every acquire and barrier. For the whole run.
+  bool cache_only = false;
   bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
   bool writer_retention = true;   // SCOPEDSM_WRITER_RETENTION: our own single-writer notices keep our copy
   bool next_touch_write = false;  // SCOPEDSM_NEXT_TOUCH_ON=write: only a lone writer re-homes a pending page
   uint32_t next_touch_barriers = 0;  // SCOPEDSM_NEXT_TOUCH=barrier:N: first N barriers after an allocation mark it
+  bool write_vector = false;      // SCOPEDSM_WRITE_VECTOR: refetches by message bring only written blocks
+  WriteVectors* wvec = nullptr;   // this home's write vectors (required)
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
@@ -104,6 +109,9 @@ class Coherence {
   // copies of them are dropped (in runs), so that our next touch faults.
   // Pages with no home yet (first touch) are left alone.
   void mark_next_touch(uint64_t first, uint64_t count);
+  // jia_config(WVEC): whether our fetches by message ask for written blocks
+  // only (the home side's tracking is WriteVectors::set_tracking).
+  void set_write_vector(bool on) { message_source_.set_write_vector(on); }
 
   // The source pages homed at `home` are fetched from.
   PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
@@ -141,7 +149,9 @@ class Coherence {
   // ordered after the diffs anyway. -1 waits for all.
   void flush_diffs(int ordered_with);
   // Drops cached copies named by `notices`, except pages this process alone
-  // wrote (it already sees its own writes) and pages homed here.
+  // wrote (it already sees its own writes) and pages homed here. With
+  // cache-only write detection, drops every cached copy: home writes send
+  // no notices.
   void invalidate(const std::vector<WriteNotice>& notices);
 
   // An atomic operation on the word at byte `offset` of `page`, executed at
@@ -234,6 +244,7 @@ class Coherence {
   const int rank_;
   const int size_;
   bool write_detect_all_;
+  const bool cache_only_;
   bool home_migration_;
   const bool writer_retention_;
   const bool next_touch_write_;
@@ -254,6 +265,7 @@ class Coherence {
   PageCache* const cache_;
   LockStack* const stack_;
   AppCounters* const stats_;
+  WriteVectors* const wvec_;
   const Surface* const surface_;
   uint32_t epoch_ = 0;
   MessageSource message_source_;

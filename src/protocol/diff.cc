@@ -127,7 +127,7 @@ size_t merge_diff(std::byte* home, const std::byte* page, const std::byte* twin,
 }
 
 Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, uint32_t* page_out,
-                  size_t* changed_bytes_out) {
+                  size_t* changed_bytes_out, uint64_t* blocks_out, size_t block_size) {
   uint32_t page_index = 0, body_bytes = 0;
   if (Status s = in->get(&page_index); !s.ok()) return s;
   if (Status s = in->get(&body_bytes); !s.ok()) return s;
@@ -159,6 +159,9 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
       for (size_t i = 0; i < count; ++i) nbytes += kBitsIn[masks[i]];
       if (static_cast<size_t>(end - at) < nbytes) return Status::Error("diff data truncated");
       if (pass == 1) {
+        if (blocks_out != nullptr)
+          for (size_t b = static_cast<size_t>(first) * 8 / block_size; b <= (*run_end * 8 - 1) / block_size; ++b)
+            *blocks_out |= uint64_t{1} << b;
         const std::byte* data = at;
         std::byte* word = dst + static_cast<size_t>(first) * 8;
         for (size_t i = 0; i < count; ++i, word += 8) {

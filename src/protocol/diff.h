@@ -35,9 +35,11 @@ size_t merge_diff(std::byte* home, const std::byte* page, const std::byte* twin,
 // Decodes one page diff from `in` and applies it. `locate` maps a page index
 // to its writable memory, or returns nullptr (the page is not one this
 // process may accept diffs for), which makes the diff an error. Nothing is
-// written unless the whole record is well-formed.
+// written unless the whole record is well-formed. With `blocks_out`, sets
+// bit b there for each block of `block_size` bytes the record wrote into
+// (write vectors, memory/write_vectors.h).
 using PageLocator = std::byte* (*)(void* ctx, uint32_t page_index);
 Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, uint32_t* page_out,
-                  size_t* changed_bytes_out);
+                  size_t* changed_bytes_out, uint64_t* blocks_out = nullptr, size_t block_size = 0);
 
 }  // namespace scopedsm

@@ -1,6 +1,7 @@
 #include "protocol/home_server.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -45,6 +46,8 @@ void HomeServer::serve_deferred() {
     MsgType type = MsgType::kGetPage;
     if (Status st = r.open(&type); st.ok() && type == MsgType::kAtomic)
       on(in, decode_or_fatal<AtomicMsg>(in.bytes, in.source, limits));
+    else if (type == MsgType::kGetPageVec)
+      on(in, decode_or_fatal<GetPageVecMsg>(in.bytes, in.source, limits));
     else
       on(in, decode_or_fatal<GetPageMsg>(in.bytes, in.source, limits));
   }
@@ -66,6 +69,42 @@ void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
   region_->share().record_copies(msg.page, msg.count, msg.epoch);
   // The run is contiguous in our memory: one message.
   transport_->send_page(in.source, region_->alias(msg.page), region_->page_size() * msg.count);
+  stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);
+}
+
+void HomeServer::on(const Incoming& in, const GetPageVecMsg& msg) {
+  if (msg.versions.size() != sizeof(uint64_t) * msg.count)
+    bad_request("GETPV", in.source,
+                std::to_string(msg.versions.size()) + " bytes of versions for " + std::to_string(msg.count) + " page(s)");
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p)
+    if (defer_unless_homed("GETPV", in, p)) return;
+  region_->share().record_copies(msg.page, msg.count, msg.epoch);
+  // Per page: the version, the mask of blocks that follow, the blocks; each
+  // page's mask is taken before its blocks are read (memory/write_vectors.h).
+  const size_t ps = region_->page_size();
+  const size_t bs = wvec_ != nullptr ? wvec_->block_size() : ps;
+  Bytes out;
+  out.reserve((2 * sizeof(uint64_t) + ps) * msg.count);
+  auto put = [&out](const void* data, size_t n) {
+    const auto* b = static_cast<const std::byte*>(data);
+    out.insert(out.end(), b, b + n);
+  };
+  for (uint32_t i = 0; i < msg.count; ++i) {
+    uint64_t since = 0, version = 0;
+    std::memcpy(&since, msg.versions.data() + sizeof(uint64_t) * i, sizeof since);
+    uint64_t mask = 1;  // without write vectors: one block, the page
+    if (wvec_ != nullptr) {
+      mask = wvec_->changed_since(msg.page + i, since, &version);
+      // Negative control: leave out the last block written since.
+      if (drop_block_ && since != 0 && mask != wvec_->all_blocks() && mask != 0) mask &= ~(uint64_t{1} << (63 - __builtin_clzll(mask)));
+    }
+    put(&version, sizeof version);
+    put(&mask, sizeof mask);
+    const std::byte* page = region_->alias(msg.page + i);
+    for (uint32_t b = 0; b < 64 && (mask >> b) != 0; ++b)
+      if (mask & (uint64_t{1} << b)) put(page + bs * b, bs);
+  }
+  transport_->send(in.source, kTagPage, std::move(out));
   stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);
 }
 
@@ -101,8 +140,11 @@ void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
   while (r.remaining() > 0) {
     uint32_t page = 0;
     size_t changed = 0;
-    Status st = apply_diff(&r, region_->page_size(), &HomeServer::locate_home_page, &target, &page, &changed);
+    uint64_t blocks = 0;
+    Status st = apply_diff(&r, region_->page_size(), &HomeServer::locate_home_page, &target, &page, &changed,
+                           wvec_ != nullptr ? &blocks : nullptr, wvec_ != nullptr ? wvec_->block_size() : 0);
     if (!st.ok()) bad_request("DIFF", in.source, st.message());
+    if (wvec_ != nullptr) wvec_->note_blocks(page, blocks);
     stats_->diffs_applied.fetch_add(1, std::memory_order_relaxed);
     stats_->diff_bytes_applied.fetch_add(changed, std::memory_order_relaxed);
     bytes += changed;
@@ -135,6 +177,7 @@ void HomeServer::on(const Incoming& in, const AtomicMsg& msg) {
   if (defer_unless_homed("ATOMIC", in, msg.page)) return;
   const uint64_t old = apply_atomic(region_->alias(msg.page) + msg.offset, static_cast<AtomicOp>(msg.op),
                                     static_cast<AtomicType>(msg.type), msg.operand, msg.expected, torn_atomics_);
+  if (wvec_ != nullptr) wvec_->note_blocks(msg.page, wvec_->mask_for(msg.offset, atomic_type_size(static_cast<AtomicType>(msg.type))));
   transport_->send(in.source, kTagReply, encode(AtomicResultMsg{old}, transport_->next_seq()));
 }
 

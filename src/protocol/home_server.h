@@ -29,6 +29,7 @@
 
 #include "memory/page_table.h"
 #include "memory/region.h"
+#include "memory/write_vectors.h"
 #include "protocol/messages.h"
 #include "stats/stats.h"
 #include "transport/transport.h"
@@ -37,9 +38,12 @@ namespace scopedsm {
 
 class HomeServer {
  public:
-  // `torn_atomics`: the negative control atomic-torn only.
+  // `torn_atomics`, `drop_block`: the negative controls atomic-torn and
+  // wvec-drop-block only. `wvec`: the home's write vectors (null: GETPV is
+  // answered with whole pages).
   HomeServer(int rank, int size, Transport* transport, Region* region, const PageTable* pages,
-             const std::atomic<bool>* in_barrier, ServiceCounters* stats, bool torn_atomics = false)
+             const std::atomic<bool>* in_barrier, ServiceCounters* stats, bool torn_atomics = false,
+             WriteVectors* wvec = nullptr, bool drop_block = false)
       : rank_(rank),
         size_(size),
         transport_(transport),
@@ -47,10 +51,13 @@ class HomeServer {
         pages_(pages),
         in_barrier_(in_barrier),
         stats_(stats),
-        torn_atomics_(torn_atomics) {}
+        torn_atomics_(torn_atomics),
+        wvec_(wvec),
+        drop_block_(drop_block) {}
 
   // Requests (Service::dispatch calls the on() that takes the message).
   void on(const Incoming& in, const GetPageMsg& msg);
+  void on(const Incoming& in, const GetPageVecMsg& msg);
   void on(const Incoming& in, const DiffMsg& msg);
   void on(const Incoming& in, const HomeClaimMsg& msg);
   void on(const Incoming& in, const AtomicMsg& msg);
@@ -80,6 +87,8 @@ class HomeServer {
   const std::atomic<bool>* const in_barrier_;
   ServiceCounters* const stats_;
   const bool torn_atomics_;
+  WriteVectors* const wvec_;
+  const bool drop_block_;
   // Defers `in` to the barrier's end if a barrier may be moving `page` here;
   // a request for a page homed elsewhere is an error otherwise. True if deferred.
   bool defer_unless_homed(const char* what, const Incoming& in, uint32_t page);

@@ -148,6 +148,25 @@ struct GetPageMsg {
   }
 };
 
+// GETPV: GETP with write vectors (docs/PROTOCOL.md §6b): `versions` holds
+// one little-endian u64 per page of the run, the version of the stale copy
+// the requester still holds (0: none). Answered on kTagPage, per page: u64
+// version, u64 block mask, then the masked blocks in order (protocol/
+// page_source.h). The handler checks the blob's length against the run.
+struct GetPageVecMsg {
+  uint32_t page = 0;
+  uint32_t epoch = 0;
+  uint32_t count = 1;
+  std::vector<std::byte> versions;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.page(m.page);
+    v.epoch(m.epoch);
+    v.run(m.page, m.count);
+    v.blob(m.versions);
+  }
+};
+
 // DIFF: diff records (protocol/diff.h) of pages homed at the destination.
 // Coherence writes them record by record into a Writer; the home applies
 // them record by record, checking each against the page it names, so to

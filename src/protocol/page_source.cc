@@ -20,6 +20,10 @@ uint32_t NodeCopySource::fetch(uint64_t first, uint32_t count, int home, uint32_
 }
 
 uint32_t MessageSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+  if (write_vector_) {
+    fetch_blocks(first, count, home, epoch, dst);
+    return 0;
+  }
   const size_t bytes = page_size_ * count;
   MPI_Request req;
   MPI_Irecv(dst, static_cast<int>(bytes), MPI_BYTE, home, kTagPage, t_->comm(), &req);
@@ -33,6 +37,60 @@ uint32_t MessageSource::fetch(uint64_t first, uint32_t count, int home, uint32_t
           home, got, bytes);
   t_->received_page(home, bytes);
   return 0;
+}
+
+void MessageSource::fetch_blocks(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+  const size_t bs = wvec_->block_size();
+  const uint64_t all = wvec_->all_blocks();
+  GetPageVecMsg msg{static_cast<uint32_t>(first), epoch, count, {}};
+  msg.versions.resize(sizeof(uint64_t) * count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t v = (*pages_)[first + i].wvec_version;
+    std::memcpy(msg.versions.data() + sizeof(uint64_t) * i, &v, sizeof v);
+  }
+  const size_t most = (2 * sizeof(uint64_t) + page_size_) * count;
+  if (reply_.size() < most) reply_.resize(most);
+  MPI_Request req;
+  MPI_Irecv(reply_.data(), static_cast<int>(most), MPI_BYTE, home, kTagPage, t_->comm(), &req);
+  t_->send(home, kTagRequest, encode(msg, t_->next_seq()));
+  MPI_Status status;
+  t_->wait_request(&req, "blocks of a page (GETPV's answer)", home, &status);
+  int got = 0;
+  MPI_Get_count(&status, MPI_BYTE, &got);
+  t_->received_page(home, static_cast<size_t>(got));
+  // Per page: version, block mask, the masked blocks.
+  const std::byte* at = reply_.data();
+  const std::byte* const end = at + got;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t version = 0, mask = 0;
+    if (end - at < static_cast<std::ptrdiff_t>(2 * sizeof(uint64_t)))
+      fatal("protocol error: GETPV answer from rank %d for page %" PRIu64 " is truncated", home, first + i);
+    std::memcpy(&version, at, sizeof version);
+    std::memcpy(&mask, at + sizeof version, sizeof mask);
+    at += 2 * sizeof(uint64_t);
+    if ((mask & ~all) != 0)
+      fatal("protocol error: GETPV answer from rank %d names blocks beyond page %" PRIu64 "'s end", home, first + i);
+    std::byte* page = dst + page_size_ * i;
+    uint32_t blocks = 0;
+    for (uint32_t b = 0; b < wvec_->blocks(); ++b) {
+      if ((mask & (uint64_t{1} << b)) == 0) continue;
+      if (static_cast<size_t>(end - at) < bs)
+        fatal("protocol error: GETPV answer from rank %d for page %" PRIu64 " is truncated", home, first + i);
+      std::memcpy(page + bs * b, at, bs);
+      at += bs;
+      ++blocks;
+    }
+    (*pages_)[first + i].wvec_version = version;
+    ++stats_->wvec_fetches;
+    stats_->wvec_blocks_fetched += blocks;
+    if (mask != all) {
+      ++stats_->wvec_partial_fetches;
+      stats_->wvec_bytes_saved += page_size_ - bs * blocks;
+    }
+  }
+  if (at != end)
+    fatal("protocol error: GETPV answer from rank %d for %u page(s) from %" PRIu64 " has %td bytes too many", home,
+          count, first, end - at);
 }
 
 uint32_t RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {

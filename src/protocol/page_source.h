@@ -32,6 +32,8 @@
 #include "common/config.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
+#include "memory/write_vectors.h"
+#include "stats/stats.h"
 #include "transport/node.h"
 #include "transport/rma.h"
 #include "transport/transport.h"
@@ -64,15 +66,30 @@ class NodeCopySource final : public PageSource {
   const bool skip_record_;
 };
 
+// With write vectors on (set_write_vector), a fetch sends GETPV with the
+// version of each page's stale copy (PageMeta::wvec_version, 0: none) and
+// the home answers with only the blocks written since; the copy's other
+// blocks stay as they are in `dst`. Without, GETP and whole pages.
 class MessageSource final : public PageSource {
  public:
-  MessageSource(Transport* transport, size_t page_size) : t_(transport), page_size_(page_size) {}
+  MessageSource(Transport* transport, size_t page_size, PageTable* pages, const WriteVectors* wvec,
+                AppCounters* stats)
+      : t_(transport), page_size_(page_size), pages_(pages), wvec_(wvec), stats_(stats) {}
   const char* name() const override { return "message"; }
   uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
+  void set_write_vector(bool on) { write_vector_ = on; }
+  bool write_vector() const { return write_vector_; }
 
  private:
+  // GETPV: only the blocks written since our copies' versions.
+  void fetch_blocks(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst);
   Transport* t_;
   size_t page_size_;
+  PageTable* pages_;  // only PageMeta::wvec_version
+  const WriteVectors* wvec_;  // only the block size
+  AppCounters* stats_;
+  bool write_vector_ = false;
+  std::vector<std::byte> reply_;  // GETPV answers
 };
 
 class RmaSource final : public PageSource {

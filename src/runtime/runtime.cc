@@ -199,10 +199,27 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.rank = rank;
   parts.size = size;
   parts.write_detect_all = cfg.write_detect_all;
+  parts.cache_only = cfg.write_detect_cache_only;
   parts.home_migration = cfg.home_migration;
   parts.writer_retention = cfg.writer_retention;
   parts.next_touch_write = cfg.next_touch_write;
   parts.next_touch_barriers = cfg.next_touch_barriers;
+  {
+    // Write vectors: 2 to 64 blocks a page; the default block is 1/32 page.
+    const size_t ps = state_->region.page_size();
+    const size_t block = cfg.write_vector_block != 0 ? cfg.write_vector_block : ps / 32;
+    if (block == 0 || ps % block != 0 || ps / block < 2 || ps / block > WriteVectors::kMaxBlocks)
+      fatal("%s: SCOPEDSM_WRITE_VECTOR=%zu: a page of %zu bytes must hold 2 to %u blocks; use a block size from %zu "
+            "to %zu",
+            init, block, ps, WriteVectors::kMaxBlocks, ps / WriteVectors::kMaxBlocks, ps / 2);
+    // Node peers write our memory unobserved (diff merges, atomics), and so
+    // do we under cache-only write detection: then the home never tracks,
+    // and answers whole pages.
+    state_->wvec_tracking_ok = !node_shared && !cfg.write_detect_cache_only;
+    state_->wvec.init(ps, block, cfg.write_vector && state_->wvec_tracking_ok);
+  }
+  parts.write_vector = cfg.write_vector;
+  parts.wvec = &state_->wvec;
   parts.fetch_pages = cfg.fetch_pages;
   parts.test_faults = cfg.test_faults;
   parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;
@@ -218,7 +235,8 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.stats = &st.stats.app;
   parts.surface = st.surface;
   coherence_ = std::make_unique<Coherence>(parts);
-  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us);
+  service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us,
+                                       &st.wvec);
   sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app,
                                        SyncClient::ServeHere{&service_->locks(), &service_->home(), &service_->serve_mutex()});
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
@@ -373,6 +391,10 @@ void Runtime::next_touch(ApiCall call, const void* addr, size_t len) {
           " pages from %p); name memory that %s returned",
           text, s.pages.allocated(), static_cast<void*>(s.region.base()), call.surface->alloc);
   if (s.stack.depth() > 1) fatal("%s", barrier_in_lock_error(call, s.stack.describe()).c_str());
+  if (s.config.write_detect_cache_only)
+    fatal("%s: next touch cannot be used with SCOPEDSM_WRITE_DETECT=cache-only: a page moves to its toucher only "
+          "if its home did not write it, and cache-only detection does not observe the home's writes",
+          text);
   // Everyone names the same range at the same point: checked at rank 0.
   sync_->collective(text, {});
   sync_->barrier(call);

@@ -12,12 +12,12 @@
 namespace scopedsm {
 
 Service::Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats,
-                 uint64_t spin_us)
+                 uint64_t spin_us, WriteVectors* wvec)
     : p_(parts),
       stats_(stats),
       spin_us_(spin_us),
       home_(parts.rank, parts.size, parts.transport, region, pages, parts.in_barrier, stats,
-            parts.test_fault(TestFault::kAtomicTorn)),
+            parts.test_fault(TestFault::kAtomicTorn), wvec, parts.test_fault(TestFault::kWvecDropBlock)),
       locks_(parts, stats),
       rendezvous_(parts),
       condvars_(parts) {}

@@ -32,8 +32,10 @@ class Service {
  public:
   // `parts.timeout_s` (SCOPEDSM_TIMEOUT) bounds how long synchronization
   // may stall before the managers report it; `spin_us` (SCOPEDSM_SPIN_US)
-  // how long the service thread polls after its last request.
-  Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats, uint64_t spin_us);
+  // how long the service thread polls after its last request. `wvec`: the
+  // home's write vectors (memory/write_vectors.h).
+  Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats, uint64_t spin_us,
+          WriteVectors* wvec);
   ~Service();
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;

@@ -21,6 +21,7 @@
 #include "common/surface.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
+#include "memory/write_vectors.h"
 #include "memory/region.h"
 #include "protocol/messages.h"
 #include "sync/parts.h"
@@ -43,6 +44,8 @@ struct RuntimeState {
   RmaWindows rma;  // active only when pages homed on other nodes are read one-sided
   Region region;
   PageTable pages;
+  WriteVectors wvec;  // the home's write vectors (WVEC)
+  bool wvec_tracking_ok = false;  // no node peers map our memory: the home may track write vectors
   PageCache cache;
   LockStack stack{&pages};
   Stats stats;

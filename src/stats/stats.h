@@ -39,6 +39,10 @@ namespace scopedsm {
   X(node_fetches)                \
   X(rma_fetches)                 \
   X(rma_fallbacks)               \
+  X(wvec_fetches)                \
+  X(wvec_partial_fetches)        \
+  X(wvec_blocks_fetched)         \
+  X(wvec_bytes_saved)            \
   X(prefetched)                  \
   X(prefetch_used)               \
   X(prefetch_wasted)             \

@@ -57,4 +57,5 @@
   X(22, kAtomic, "ATOMIC", AtomicMsg, kTagRequest)                    \
   X(23, kAtomicResult, "ATOMICRES", AtomicResultMsg, kTagReply)       \
   X(24, kAmoNotify, "AMONOTIFY", AmoNotifyMsg, kTagPeer)              \
+  X(25, kGetPageVec, "GETPV", GetPageVecMsg, kTagRequest)             \
   /* a new message goes on a line of its own just above this one */

@@ -114,7 +114,10 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_NEXT_TOUCH", "on"}, BadValue{"SCOPEDSM_NEXT_TOUCH", "barrier:0"},
                                          BadValue{"SCOPEDSM_NEXT_TOUCH", "barrier:1001"},
                                          BadValue{"SCOPEDSM_NEXT_TOUCH", "barrier:"},
-                                         BadValue{"SCOPEDSM_NEXT_TOUCH_ON", "read"}));
+                                         BadValue{"SCOPEDSM_NEXT_TOUCH_ON", "read"},
+                                         BadValue{"SCOPEDSM_WRITE_VECTOR", "yes"}, BadValue{"SCOPEDSM_WRITE_VECTOR", "100"},
+                                         BadValue{"SCOPEDSM_WRITE_VECTOR", "32"}, BadValue{"SCOPEDSM_WRITE_VECTOR", "65536"}));
+
 
 // Booleans take exactly on or off, as docs/CONFIG.md says; other spellings
 // of yes and no are errors naming the variable and the accepted values.
@@ -269,6 +272,8 @@ std::map<std::string, std::string> as_settings(const Config& c) {
   return m;
 }
 
+std::string as_settings_text(const Config& c, const std::string& name) { return as_settings(c)[name]; }
+
 TEST(Config, SettingsAreWrittenAsTheVariablesAre) {
   Config c;
   ASSERT_TRUE(parse_config(env({}), &c).ok());
@@ -298,6 +303,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_NEXT_TOUCH_ON", "write"},
                                 {"SCOPEDSM_LOCK_INCARNATIONS", "off"},
                                 {"SCOPEDSM_WRITER_RETENTION", "off"},
+                                {"SCOPEDSM_WRITE_VECTOR", "256"},
                                 {"SCOPEDSM_BARRIER", "central"},
                                 {"SCOPEDSM_FETCH", "message"},
                                 {"SCOPEDSM_FETCH_PAGES", "8"},
@@ -348,7 +354,32 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(back.task_migration_alpha, 7);
   EXPECT_EQ(back.task_migration_beta, 0.35);
   EXPECT_EQ(vars["SCOPEDSM_UNIT_PAGES"], "16");
-  EXPECT_EQ(vars.size(), 35u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_WRITE_VECTOR"], "256");
+  EXPECT_EQ(vars.size(), 36u);  // all of them were set
+}
+
+// SCOPEDSM_WRITE_VECTOR takes on, off or a block size; cache-only write
+// detection is read, and refused together with home migration.
+TEST(Config, WriteVectorsAndCacheOnlyDetection) {
+  Config c;
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_WRITE_VECTOR", "256"}, {"SCOPEDSM_WRITE_DETECT", "cache-only"}}), &c).ok());
+  EXPECT_TRUE(c.write_vector);
+  EXPECT_EQ(c.write_vector_block, 256u);
+  EXPECT_TRUE(c.write_detect_cache_only);
+  EXPECT_FALSE(c.write_detect_all);
+  EXPECT_EQ(as_settings_text(c, "write_detect"), "cache-only");
+  EXPECT_EQ(as_settings_text(c, "write_vector"), "256");
+  Config on;
+  ASSERT_TRUE(parse_config(env({{"SCOPEDSM_WRITE_VECTOR", "on"}}), &on).ok());
+  EXPECT_TRUE(on.write_vector);
+  EXPECT_EQ(on.write_vector_block, 0u);  // 1/32 page, decided at start-up
+  Config both;
+  Status s = parse_config(env({{"SCOPEDSM_WRITE_DETECT", "cache-only"}, {"SCOPEDSM_HOME_MIGRATION", "on"}}), &both);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cannot be combined"), std::string::npos) << s.message();
+  s = parse_config(env({{"SCOPEDSM_WRITE_DETECT", "cache-only"}, {"SCOPEDSM_NEXT_TOUCH", "barrier:2"}}), &both);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("SCOPEDSM_NEXT_TOUCH=barrier:N cannot be combined"), std::string::npos) << s.message();
 }
 
 }  // namespace

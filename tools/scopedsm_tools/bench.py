@@ -36,11 +36,15 @@ CONFIGS = {
     # write trapped, grants carry every notice, a writer drops its own copy,
     # barrier rounds meet at rank 0. JIA_w: + adaptive write detection,
     # lock incarnations and single-writer retention (read notices,
-    # PROTOCOL.md §6b). There is no CO-WD, so no JIA_w+c. JIA_w+b: + the
-    # dissemination barrier (ScopeDSM's defaults). HMIG: + home migration.
+    # PROTOCOL.md §6b). JIA_w+c: + cache-only write detection (CO-WD).
+    # JIA_w+c+b: + the dissemination barrier. JIA_w+b: adaptive detection
+    # instead of CO-WD (ScopeDSM's defaults). HMIG: the defaults + home
+    # migration (which cache-only detection rules out, PROTOCOL.md §6b).
     "jia-base": {"SCOPEDSM_WRITE_DETECT": "all", "SCOPEDSM_LOCK_INCARNATIONS": "off",
                  "SCOPEDSM_WRITER_RETENTION": "off", "SCOPEDSM_BARRIER": "central"},
     "jia-w": {"SCOPEDSM_BARRIER": "central"},
+    "jia-w-c": {"SCOPEDSM_WRITE_DETECT": "cache-only", "SCOPEDSM_BARRIER": "central"},
+    "jia-w-c-b": {"SCOPEDSM_WRITE_DETECT": "cache-only"},
     "jia-w-b": {},
     "hmig": {"SCOPEDSM_HOME_MIGRATION": "on"},
     # Processes per node (issue 12): nodes of 2 processes on one machine.
@@ -60,6 +64,9 @@ CONFIGS = {
     # (SCOPEDSM_UNIT_PAGES; "default" is 1). One command runs it:
     # scopedsm bench --configs default,unit2,unit4,unit8,unit16
     **{f"unit{k}": {"SCOPEDSM_UNIT_PAGES": str(k)} for k in (2, 4, 8, 16)},
+    # Write vectors (JIAJIA's WVEC): refetches by message bring written
+    # blocks only; they act where pages travel by message (node sharing off).
+    "wvec": {"SCOPEDSM_WRITE_VECTOR": "on"},
 }
 VARIANTS = ["seq", "dsm", "mpi", "omp"]
 

@@ -39,6 +39,10 @@ class AblationTest(unittest.TestCase):
             self.assertIn(name, bench.CONFIGS)
         self.assertEqual(bench.CONFIGS["jia-base"]["SCOPEDSM_BARRIER"], "central")
         self.assertEqual(bench.CONFIGS["jia-w-b"], {})
+        # JIA_w+c and JIA_w+c+b: JIA_w and the defaults with cache-only write detection.
+        self.assertEqual(bench.CONFIGS["jia-w-c"], dict(bench.CONFIGS["jia-w"], SCOPEDSM_WRITE_DETECT="cache-only"))
+        self.assertEqual(bench.CONFIGS["jia-w-c-b"], {"SCOPEDSM_WRITE_DETECT": "cache-only"})
+        self.assertEqual([s for s, _ in ablation.STEPS][:4], ["jia-base", "jia-w", "jia-w-c", "jia-w-c-b"])
 
     def test_rows_and_changes(self):
         d = self.sample()

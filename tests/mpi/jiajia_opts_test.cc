@@ -1,0 +1,151 @@
+// Two of JIAJIA's optimisations (docs/PROTOCOL.md §6b), each shown acting
+// by its counters:
+//
+// Write vectors (WVEC, SCOPEDSM_WRITE_VECTOR, jia_config(WVEC)): a refetch
+// by message of a stale copy brings only the blocks written since. The
+// values are checked in every configuration; the counters only where pages
+// travel by message (node sharing off and SCOPEDSM_FETCH=message, as
+// tests/CMakeLists.txt runs mpi.wvec.np3): the other sources copy whole
+// pages.
+//
+// Cache-only write detection (CO-WD, SCOPEDSM_WRITE_DETECT=cache-only): a
+// home write is never trapped even while others hold copies, and those
+// copies are dropped at the next acquire although no notice names them.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "jia.h"
+#include "support/test_util.h"
+
+using namespace scopedsm_test;
+
+namespace {
+
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == value;
+}
+
+// Pages travel by GETP/GETPV here, so the write-vector counters must move.
+bool by_message() { return env_is("SCOPEDSM_NODE_SHARING", "off") && env_is("SCOPEDSM_FETCH", "message"); }
+
+struct Counts {
+  uint64_t fetches, partial, blocks, saved;
+  static Counts now() {
+    return {counter("wvec_fetches"), counter("wvec_partial_fetches"), counter("wvec_blocks_fetched"),
+            counter("wvec_bytes_saved")};
+  }
+  Counts operator-(const Counts& o) const {
+    return {fetches - o.fetches, partial - o.partial, blocks - o.blocks, saved - o.saved};
+  }
+};
+
+// Every word of the page is what `expect` says it is.
+void check_page(const uint64_t* a, uint64_t (*expect)(size_t)) {
+  for (size_t w = 0; w < page() / 8; ++w) ASSERT_EQ(a[w], expect(w)) << "word " << w << " on rank " << rank();
+}
+
+// jia_config(ADWD)'s setting for the configured detection: OFF selects the
+// fixed one (every write trapped, or cache-only).
+int adwd() {
+  const char* v = std::getenv("SCOPEDSM_WRITE_DETECT");
+  return v == nullptr || std::string(v) == "adaptive" ? ON : OFF;
+}
+
+size_t block() { return page() / 32; }  // SCOPEDSM_WRITE_VECTOR=on's block
+size_t g_written_word = 0;
+
+// Rank 0 homes one page; ranks 1 and 2 read it; rank 1 then writes one
+// word of one block. Rank 2's refetch brings that block alone (and the
+// value). Then the home writes a word: its own writes are not observed
+// block by block, so the next refetch brings the whole page. Every home
+// write is trapped (ADWD off) for the test's duration: with adaptive
+// detection the copies of an untrapped page make the home note it as
+// written at its next barrier (it cannot tell whether it wrote), which
+// sends whole pages again.
+TEST(WriteVectors, ARefetchBringsOnlyTheBlockWrittenSince) {
+  if (nprocs() < 3) GTEST_SKIP() << "needs a home, a writer and a reader";
+  // Under cache-only detection every copy is dropped at each barrier and
+  // the home tracks nothing (its writes are not observed): values only.
+  const bool cowd = env_is("SCOPEDSM_WRITE_DETECT", "cache-only");
+  jia_config(WVEC, ON);
+  jia_config(ADWD, OFF);
+  auto* a = static_cast<uint64_t*>(scopedsm_alloc_cyclic(page(), page(), 0));
+  if (rank() == 0)
+    for (size_t w = 0; w < page() / 8; ++w) a[w] = pattern(1, w);
+  jia_barrier();
+  if (rank() == 1 || rank() == 2) check_page(a, [](size_t w) { return pattern(1, w); });
+  jia_barrier();
+  g_written_word = (5 * block() + 16) / 8;  // inside block 5
+  if (rank() == 1) a[g_written_word] = 42;
+  jia_barrier();
+  if (rank() == 2) {
+    const Counts before = Counts::now();
+    check_page(a, [](size_t w) { return w == g_written_word ? uint64_t{42} : pattern(1, w); });
+    const Counts d = Counts::now() - before;
+    if (by_message() && !cowd) {
+      EXPECT_EQ(d.fetches, 1u);
+      EXPECT_EQ(d.partial, 1u);
+      EXPECT_EQ(d.blocks, 1u);
+      EXPECT_EQ(d.saved, page() - block());
+    }
+  }
+  jia_barrier();
+  if (rank() == 0) a[3] = 7;  // block 0, by the home
+  jia_barrier();
+  if (rank() == 2) {
+    const Counts before = Counts::now();
+    check_page(a, [](size_t w) { return w == 3 ? uint64_t{7} : w == g_written_word ? uint64_t{42} : pattern(1, w); });
+    const Counts d = Counts::now() - before;
+    if (by_message() && !cowd) {
+      EXPECT_EQ(d.fetches, 1u);
+      EXPECT_EQ(d.partial, 0u);
+      EXPECT_EQ(d.blocks, 32u);
+    }
+  }
+  jia_barrier();
+  jia_config(ADWD, adwd());
+  jia_config(WVEC, env_is("SCOPEDSM_WRITE_VECTOR", "off") || std::getenv("SCOPEDSM_WRITE_VECTOR") == nullptr ? OFF : ON);
+}
+
+// The home (rank 0) writes its page while the reader (rank 1) holds a copy
+// taken in the same interval: adaptive detection has trapped the page again
+// (the copy is recorded and the home's lock drained it), every-write
+// detection always traps, cache-only never does. The reader sees the write
+// after the next barrier either way: from a notice, or, under cache-only,
+// because the barrier drops every copy (the control cowd-keep-cache keeps
+// the copies no notice names, and the read is stale).
+TEST(CacheOnly, HomeWritesAreNotTrappedAndCopiesAreDroppedAtAcquires) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a reader besides the home";
+  const bool cowd = env_is("SCOPEDSM_WRITE_DETECT", "cache-only");
+  const int cv = 3, lock = 6;
+  auto* a = static_cast<uint64_t*>(scopedsm_alloc_cyclic(page(), page(), 0));
+  if (rank() == 0) a[0] = 1;
+  jia_barrier();
+  if (rank() == 1) {
+    ASSERT_EQ(a[0], 1u);
+    jia_setcv(cv);
+  }
+  if (rank() == 0) {
+    jia_waitcv(cv);  // the reader holds its copy
+    jia_resetcv(cv);
+    jia_lock(lock);  // its start drains the record of the copy
+    const uint64_t f0 = counter("write_faults");
+    a[0] = 2;
+    const uint64_t faults = counter("write_faults") - f0;
+    jia_unlock(lock);
+    EXPECT_EQ(faults, cowd ? 0u : 1u);
+  }
+  const uint64_t inv0 = counter("invalidations");
+  jia_barrier();
+  if (rank() == 1) {
+    EXPECT_GE(counter("invalidations") - inv0, 1u);
+    EXPECT_EQ(a[0], 2u) << "a copy kept past the barrier";
+  }
+  jia_barrier();
+}
+
+}  // namespace
