@@ -39,13 +39,11 @@ void Barrier::watch(uint32_t call, const std::string& what) {
   inbox_->drain();
   for (int s = 0; s < p_.size; ++s) {
     for (PeerInbox::Round& e : inbox_->rounds_from(s)) {
-      if (e.watched) continue;
-      e.watched = true;
-    // Only the call number matters here; the notices are checked against
-    // the allocated pages when the round is used (the sender may already
-    // have made an allocation we have not finished).
-      const auto msg = decode_or_fatal<BarrierMsg>(e.in.bytes, s, Limits{uint64_t{1} << 32, p_.size});
-      if (msg.call <= call) mismatch(s, msg.call, what, call);
+      // Only the call number matters here; the notices are checked against
+      // the allocated pages when the round is used (the sender may already
+      // have made an allocation we have not finished).
+      if (e.call < 0) e.call = decode_or_fatal<BarrierMsg>(e.in.bytes, s, Limits{uint64_t{1} << 32, p_.size}).call;
+      if (e.call <= call) mismatch(s, static_cast<uint32_t>(e.call), what, call);
     }
   }
 }

@@ -79,7 +79,10 @@ class Barrier {
 
   // While this process waits in collective call number `call`, described by
   // `what` (the surface's wait, an allocation, its finalize): takes the barrier rounds
-  // that have arrived and reports a mismatch if one is for call `call`.
+  // that have arrived and reports a mismatch if one is for call `call` or
+  // an earlier one. Every round waiting in the inbox is compared at every
+  // such wait: one that arrived during an earlier wait, for a call after
+  // that one, may be the mismatch of this one.
   void watch(uint32_t call, const std::string& what);
 
  private:

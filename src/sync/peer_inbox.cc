@@ -18,7 +18,7 @@ void PeerInbox::drain() {
       // and the next one's.
       if (queue.size() == 2)
         fatal("protocol error: a third barrier round from rank %d before the first was used", in.source);
-      queue.push_back(Round{std::move(in), false});
+      queue.push_back(Round{std::move(in)});
     } else if (type == MsgType::kHandoff) {
       // Its notices were written before we took the lock, so they name
       // pages we have allocated.

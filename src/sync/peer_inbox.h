@@ -23,7 +23,11 @@ class PeerInbox {
   // (the sender may have made an allocation the receiver has not finished).
   struct Round {
     Incoming in;
-    bool watched = false;  // Barrier::watch has checked its call number
+    // The round's collective-call number once Barrier::watch has decoded it
+    // (-1: not yet). Kept, not just marked seen: a round that matched no
+    // mistake during one wait (it belongs to a later call) must still be
+    // compared with the call of every later wait.
+    int64_t call = -1;
   };
 
   explicit PeerInbox(const SyncParts& parts) : p_(parts), rounds_(static_cast<size_t>(parts.size)) {}
