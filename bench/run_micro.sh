@@ -43,7 +43,9 @@ if [ $quick = 1 ]; then
   sizes=(--reps=20 --rounds=2 --warmup=5)
   contended=(--iters=20 --rounds=2 --warmup=5)
   idle=(--reps=1 --rounds=1 --busy-ms=20)
+  atomics=(--ops=50 --rounds=2 --warmup=0)
 else
+  atomics=()
   idle=()
   sizes=()
   contended=()
@@ -88,6 +90,12 @@ runs=(
   "next_touch|2|next_touch"
   "next_touch_off|2|next_touch"
 )
+# Counter, histogram and work queue, by locks and by atomics at the home,
+# at 1, 2 and 4 processes on one node and at 2 and 4 nodes of one process.
+for workload in counter histogram queue; do
+  for np in 1 2 4; do runs+=("atomics_${workload}_np${np}|${np}|atomics --workload=${workload} ${atomics[*]}"); done
+  for np in 2 4; do runs+=("atomics_${workload}_np${np}_off|${np}|atomics --workload=${workload} ${atomics[*]}"); done
+done
 
 tmp=$(mktemp)
 trace=$(mktemp --suffix=.json)

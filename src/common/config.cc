@@ -194,6 +194,11 @@ const std::vector<ConfigVariable>& config_variables() {
        "What scopedsm_release does with the pages it names (after the one-call lag per call site): 'buffered' "
        "keeps them in a priority-ordered buffer and gives them back only when room is needed (a cache slot, "
        "or home memory over SCOPEDSM_HOME_MEMORY), lowest priority first; 'aggressive' gives them back at once."},
+      {"SCOPEDSM_AUTO_HINTS", "off",
+       "'on': the runtime makes its own hints: each process detects sequential and strided streams of page faults, "
+       "prefetches ahead of them (a distance of 1 to 64 steps and at most half the cache, longer when pages "
+       "arrive late, shorter when prefetched pages go unused) and releases behind streams that sweep more than half the cache; a fault then "
+       "fetches one page (SCOPEDSM_FETCH_PAGES runs are off). 'off': only the program's hints."},
       {"SCOPEDSM_TEST_HINTS", "0",
        "Test only: a seed; every synchronization call first issues random prefetch and release hints over the "
        "allocated pages (hints must never change results). 0 = none."},
@@ -231,7 +236,8 @@ const std::vector<ConfigVariable>& config_variables() {
        "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal), next-touch-stale, "
        "no-task-migration (jia_lbarrier never reassigns ranges), unit-first-page-only (twins and diffs cover only a "
        "unit's first OS page), wvec-drop-block (a write-vector reply leaves out a written block), cowd-keep-cache "
-       "(cache-only write detection keeps copies at an acquire); "
+       "(cache-only write detection keeps copies at an acquire), auto-no-stream (automatic hints never find a "
+       "stream); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
        "can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -509,6 +515,10 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     else if (*v == "aggressive") c.release_policy = ReleasePolicy::kAggressive;
     else return bad("SCOPEDSM_RELEASE_POLICY", *v, "buffered or aggressive");
   }
+  if (auto v = lookup("SCOPEDSM_AUTO_HINTS")) {
+    Status s = parse_bool("SCOPEDSM_AUTO_HINTS", *v, &c.auto_hints);
+    if (!s.ok()) return s;
+  }
   if (auto v = lookup("SCOPEDSM_TEST_HINTS")) {
     uint64_t n = 0;
     if (!parse_uint(*v, &n).ok()) return bad("SCOPEDSM_TEST_HINTS", *v, "a seed (a non-negative integer), 0 = off");
@@ -665,6 +675,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"home_backing", c.home_backing_dir.empty() ? "memory" : "file:" + c.home_backing_dir});
   out.push_back({"home_memory", c.home_memory == 0 ? "0" : size_text(c.home_memory)});
   out.push_back({"release_policy", c.release_policy == ReleasePolicy::kBuffered ? "buffered" : "aggressive"});
+  out.push_back({"auto_hints", c.auto_hints ? "on" : "off"});
   out.push_back({"locks", std::to_string(c.locks)});
   out.push_back({"schedule", schedule_text(c.schedule)});
   {

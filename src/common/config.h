@@ -51,6 +51,7 @@ enum class TestFault : uint32_t {
   kUnitFirstPageOnly = 1u << 18,  // twins and diffs cover only a coherence unit's first OS page: lost writes
   kWvecDropBlock = 1u << 20,     // a write-vector reply leaves out one written block: stale reads
   kCowdKeepCache = 1u << 21,     // cache-only write detection keeps the copies no notice names at an acquire: stale reads
+  kAutoNoStream = 1u << 22,      // the automatic hints' stream detector never matches a stride: no stream, no automatic hint
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -80,6 +81,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kUnitFirstPageOnly, "unit-first-page-only"},
     {TestFault::kWvecDropBlock, "wvec-drop-block"},
     {TestFault::kCowdKeepCache, "cowd-keep-cache"},
+    {TestFault::kAutoNoStream, "auto-no-stream"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
@@ -151,6 +153,7 @@ struct Config {
   std::string home_backing_dir;        // SCOPEDSM_HOME_BACKING=file:DIR; empty = memory (a memfd)
   uint64_t home_memory = 0;            // SCOPEDSM_HOME_MEMORY: bytes of home pages kept resident; 0 = no limit
   ReleasePolicy release_policy = ReleasePolicy::kBuffered;  // SCOPEDSM_RELEASE_POLICY
+  bool auto_hints = false;             // SCOPEDSM_AUTO_HINTS: the runtime's own prefetch and release hints
   uint64_t test_hints = 0;             // test-only: seed of random prefetch and release hints; 0 = none
   bool strict = false;                 // an unknown SCOPEDSM_* variable is an error, not a warning
   // SCOPEDSM_* variables set that no part of ScopeDSM reads (misspellings,

@@ -64,6 +64,12 @@ constexpr Prot prot_for(PageState s) {
 constexpr uint32_t kNoSlot = UINT32_MAX;
 constexpr int32_t kHomeUnknown = -1;
 
+// What brought a kPrefetched page's run: a fault (a fetch run), the
+// program's prefetch hint, or the engine's own (SCOPEDSM_AUTO_HINTS). Each
+// counts its used and wasted pages apart. kFault is 0: zero-filled memory is
+// a valid PageMeta array.
+enum class RunSource : uint8_t { kFault = 0, kHint, kAuto };
+
 struct PageMeta {
   std::atomic<int32_t> home;  // owning rank, or kHomeUnknown (first touch)
   PageState state;
@@ -72,7 +78,7 @@ struct PageMeta {
   bool stale_listed;          // invalid copy whose memory awaits discarding
   bool seen_marked;           // we marked it `seen` at its home (one-sided reads, HomeShare)
   uint8_t run_pages;          // kPrefetched only: pages its fetch run brought besides the faulting one
-  bool hinted;                // kPrefetched only: its run was brought by a prefetch hint, not a fault
+  RunSource run_source;       // kPrefetched only: what brought its run
   bool demanded;              // fetched by a fault and named by no prefetch hint since (a later hint was late)
   bool nt_pending;            // marked by a next-touch point; its home moves at the barrier after its next touch
   bool nt_touched;            // nt_pending, and we fetched it by a fault since the last barrier (touch mode)

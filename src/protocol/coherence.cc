@@ -50,7 +50,7 @@ Coherence::Coherence(const CoherenceParts& p)
       writer_retention_(p.writer_retention),
       next_touch_write_(p.next_touch_write),
       next_touch_barriers_(p.next_touch_barriers),
-      max_run_(std::max<uint32_t>(1, std::min(p.fetch_pages, kMaxFetchPages))),
+      max_run_(p.auto_hints ? 1 : std::max<uint32_t>(1, std::min(p.fetch_pages, kMaxFetchPages))),
       window_(std::min<uint32_t>(4, max_run_)),
       test_faults_(p.test_faults),
       node_(p.node),
@@ -65,7 +65,10 @@ Coherence::Coherence(const CoherenceParts& p)
       message_source_(p.transport, p.region->page_size(), p.pages, p.wvec, p.stats),
       node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0),
       release_buffered_(p.release_buffered),
-      home_memory_pages_(p.home_memory_pages) {
+      home_memory_pages_(p.home_memory_pages),
+      auto_hints_(p.auto_hints),
+      streams_(p.cache->capacity() / 2, p.cache->capacity() / 2,
+               (p.test_faults & static_cast<uint32_t>(TestFault::kAutoNoStream)) != 0) {
   message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
@@ -192,16 +195,19 @@ void Coherence::handle_fault(uint64_t page, Access access) {
           m.nt_touched = true;  // offered at the next barrier (barrier_notices)
           nt_touched_.push_back(static_cast<uint32_t>(page));
         }
+        auto_hint(page, true);
       }
       return;
     case PageState::kReadOnly:
       ++stats_->write_faults;
       make_writable(page);
+      auto_hint(page, false);
       return;
     case PageState::kPrefetched:
       if (write) ++stats_->write_faults;
       else ++stats_->read_faults;
       touch_prefetched(page, write);
+      auto_hint(page, false);
       return;
     case PageState::kHomeClean:
       ++stats_->write_faults;
@@ -275,16 +281,24 @@ uint32_t Coherence::run_length(uint64_t page, int home) const {
 
 void Coherence::touch_prefetched(uint64_t page, bool write) {
   PageMeta& m = (*pages_)[page];
-  if (m.hinted) {
-    // A prefetch hint's run: every page of it, the first included, was
-    // fetched for the hint. The fault-driven run length is not the hint's.
-    stats_->hint_prefetch_useful += m.run_pages + 1u;
-    m.hinted = false;
-  } else {
-    // The run's last page is touched: its pages were used. Longer runs next.
-    stats_->prefetch_used += m.run_pages;
-    window_ = std::min(window_ * 2, max_run_);
+  switch (m.run_source) {
+    case RunSource::kAuto:
+      // An automatic prefetch's run, used: a longer distance next.
+      stats_->auto_prefetch_used += m.run_pages + 1u;
+      streams_.distance().used();
+      break;
+    case RunSource::kHint:
+      // A prefetch hint's run: every page of it, the first included, was
+      // fetched for the hint. The fault-driven run length is not the hint's.
+      stats_->hint_prefetch_useful += m.run_pages + 1u;
+      break;
+    case RunSource::kFault:
+      // The run's last page is touched: its pages were used. Longer runs next.
+      stats_->prefetch_used += m.run_pages;
+      window_ = std::min(window_ * 2, max_run_);
+      break;
   }
+  m.run_source = RunSource::kFault;
   m.run_pages = 0;
   if (write) make_writable(page);
   else transition(page, PageState::kReadOnly, "page fault");
@@ -327,7 +341,10 @@ void Coherence::fetch_run(uint64_t page, uint32_t count, int home) {
       stats_->rma_fallbacks += fallbacks;
     }
   }
-  for (uint32_t i = 0; i < count; ++i) (*pages_)[page + i].hinted = (*pages_)[page + i].demanded = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    (*pages_)[page + i].run_source = RunSource::kFault;
+    (*pages_)[page + i].demanded = false;
+  }
   if (count > 1) {
     // The run's pages are readable at once, but for the last: it stays a
     // tripwire (kPrefetched, no access) whose first touch says the run was
@@ -364,8 +381,13 @@ uint32_t Coherence::room_for_hint(uint32_t want) {
   return static_cast<uint32_t>(std::min<uint64_t>(free, want));
 }
 
-void Coherence::prefetch(uint64_t first, uint64_t count) {
-  stats_->hint_prefetch_pages += count;
+void Coherence::prefetch_pages(uint64_t first, uint64_t count, bool automatic) {
+  // The program's hints and the engine's own count apart.
+  uint64_t& filtered = automatic ? stats_->auto_prefetch_filtered : stats_->hint_prefetch_filtered;
+  uint64_t& dropped = automatic ? stats_->auto_prefetch_dropped : stats_->hint_prefetch_dropped;
+  uint64_t& requests = automatic ? stats_->auto_prefetch_requests : stats_->hint_prefetch_requests;
+  uint64_t& fetched = automatic ? stats_->auto_prefetches : stats_->hint_prefetch_fetched;
+  if (!automatic) stats_->hint_prefetch_pages += count;
   const uint64_t end = first + count;
   bool any_home = false;
   uint64_t p = first;
@@ -377,12 +399,13 @@ void Coherence::prefetch(uint64_t first, uint64_t count) {
       // touch decides it), or next-touch pending (only a touch fetches it,
       // which records the touch): nothing to fetch. A copy a fault brought since
       // the last hint for it means this hint came too late.
-      if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite || m.state == PageState::kPrefetched) {
+      if (!automatic &&
+          (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite || m.state == PageState::kPrefetched)) {
         if (m.demanded) ++stats_->hint_prefetch_late;
         m.demanded = false;
       }
       any_home = any_home || is_home_state(m.state);
-      if (!is_home_state(m.state) || !region_->file_backed()) ++stats_->hint_prefetch_filtered;
+      if (!is_home_state(m.state) || !region_->file_backed()) ++filtered;
       ++p;
       continue;
     }
@@ -391,22 +414,26 @@ void Coherence::prefetch(uint64_t first, uint64_t count) {
     while (p + n < end && n < kMaxFetchPages && (*pages_)[p + n].state == PageState::kInvalid &&
            (*pages_)[p + n].home.load(std::memory_order_relaxed) == home && !(*pages_)[p + n].nt_pending)
       ++n;
-    uint32_t got = room_for_hint(n);
+    // The program's hints take free slots and released ones only; the
+    // engine's own take slots as a fault's run does (free, released, else
+    // the first-in first-out victim: they stand in for the fault runs), at
+    // most half the cache per step (StreamTable's max_steps).
+    uint32_t got = automatic ? n : room_for_hint(n);
     // A hint that cannot have its disk (file backing, disk full) is dropped:
     // only a fault may end the job for that.
     if (got > 0 && !region_->preallocate(p, got).ok()) got = 0;
-    stats_->hint_prefetch_dropped += n - got;
+    dropped += n - got;
     if (got > 0) {
       fetch_run(p, got, home);
-      ++stats_->hint_prefetch_requests;
-      stats_->hint_prefetch_fetched += got;
+      ++requests;
+      fetched += got;
       // The first page is readable too, unless it is the run's only page:
       // then it is the tripwire that tells whether the hint was useful.
       const uint64_t tripwire = p + got - 1;
       if (got > 1) transition(p, PageState::kReadOnly, "prefetch hint");
       else transition(p, PageState::kPrefetched, "prefetch hint");
       (*pages_)[tripwire].run_pages = static_cast<uint8_t>(got - 1);
-      (*pages_)[tripwire].hinted = true;
+      (*pages_)[tripwire].run_source = automatic ? RunSource::kAuto : RunSource::kHint;
     }
     p += n;
   }
@@ -419,13 +446,16 @@ void Coherence::prefetch(uint64_t first, uint64_t count) {
   homes_resident_ += missing;
   uint64_t homes = 0;
   for (uint64_t q = first; q < end; ++q) homes += is_home_state((*pages_)[q].state);
-  stats_->hint_prefetch_filtered += homes - missing;
+  filtered += homes - missing;
 }
 
-void Coherence::release(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag) {
-  stats_->hint_release_pages += count;
+void Coherence::release_pages(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag, bool automatic) {
+  (automatic ? stats_->auto_releases : stats_->hint_release_pages) += count;
   // Lag by one per call site: what this site named last time goes now.
-  const std::optional<PageRange> held = release_lag_.pass(tag, PageRange{first, count, priority});
+  // The engine's releases lag by stream slot, apart from the program's call
+  // sites (whose tags are any number the program chose).
+  ReleaseLag& lag = automatic ? auto_release_lag_ : release_lag_;
+  const std::optional<PageRange> held = lag.pass(tag, PageRange{first, count, priority});
   if (!held) return;
   std::vector<uint32_t> copies, homes;
   for (uint64_t p = held->first; p < held->first + held->count; ++p) {
@@ -434,7 +464,7 @@ void Coherence::release(uint64_t first, uint64_t count, uint32_t priority, uint6
       copies.push_back(static_cast<uint32_t>(p));
     else if (is_home_state(st) && region_->file_backed())
       homes.push_back(static_cast<uint32_t>(p));
-    else
+    else if (!automatic)
       ++stats_->hint_release_filtered;  // not in memory, or home memory we cannot give back
   }
   if (!release_buffered_) {
@@ -445,6 +475,34 @@ void Coherence::release(uint64_t first, uint64_t count, uint32_t priority, uint6
   for (uint32_t p : copies) released_copies_.add(p, held->priority);
   for (uint32_t p : homes) released_homes_.add(p, held->priority);
   trim_homes();
+}
+
+void Coherence::auto_hint(uint64_t page, bool demand) {
+  // prepare() pins its range and must fit it in the cache: no hints then.
+  if (!auto_hints_ || pin_end_ != 0) return;
+  // The program is using the page: a release named earlier no longer holds
+  // (and the prefetches below must not take its slot).
+  released_copies_.remove(static_cast<uint32_t>(page));
+  const StreamAdvice a = streams_.on_fault(page, demand, pages_->allocated());
+  if (!a.on_stream) return;
+  stats_->auto_streams += a.confirmed;
+  stats_->auto_prefetch_late += a.late;
+  // A sequential stream's steps are one range (runs of one home, one
+  // request each); a strided stream's are one page each.
+  if (a.stride == 1) {
+    if (a.prefetch_steps != 0) prefetch_pages(a.prefetch_first, a.prefetch_steps, true);
+  } else {
+    for (uint32_t i = 0; i < a.prefetch_steps; ++i) prefetch_pages(a.prefetch_first + i * a.stride, 1, true);
+  }
+  // Releases behind the stream take the explicit ones' path, lag included,
+  // tagged by the stream's slot, at the lowest priority (given back first).
+  const uint64_t tag = a.stream;
+  if (a.stride == 1) {
+    if (a.release_end > a.release_first)
+      release_pages(a.release_first, a.release_end - a.release_first, 0, tag, true);
+  } else {
+    for (uint64_t q = a.release_first; q < a.release_end; q += a.stride) release_pages(q, 1, 0, tag, true);
+  }
 }
 
 void Coherence::release_copies(std::vector<uint32_t>& sorted) {
@@ -560,14 +618,21 @@ void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
     m.demanded = false;
     released_copies_.remove(p);
     if (m.state != PageState::kPrefetched) continue;
-    if (m.hinted) {
-      stats_->hint_prefetch_wasted += m.run_pages + 1u;  // a hint's run, never touched
-      m.hinted = false;
-    } else {
-      // A run whose last page was never touched: shorter runs next.
-      stats_->prefetch_wasted += m.run_pages;
-      window_ = std::max<uint32_t>(std::min<uint32_t>(2, max_run_), window_ / 2);
+    switch (m.run_source) {
+      case RunSource::kAuto:
+        stats_->auto_prefetch_wasted += m.run_pages + 1u;  // an automatic prefetch, never touched
+        streams_.distance().wasted();
+        break;
+      case RunSource::kHint:
+        stats_->hint_prefetch_wasted += m.run_pages + 1u;  // a hint's run, never touched
+        break;
+      case RunSource::kFault:
+        // A run whose last page was never touched: shorter runs next.
+        stats_->prefetch_wasted += m.run_pages;
+        window_ = std::max<uint32_t>(std::min<uint32_t>(2, max_run_), window_ / 2);
+        break;
     }
+    m.run_source = RunSource::kFault;
     m.run_pages = 0;
   }
   transition_runs(sorted_pages, PageState::kInvalid, "invalidation");
@@ -925,7 +990,8 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.pending_diff = false;
     m.seen_marked = false;
     m.run_pages = 0;
-    m.hinted = m.demanded = false;
+    m.run_source = RunSource::kFault;
+    m.demanded = false;
     m.nt_pending = m.nt_touched = false;
     m.wvec_version = 0;
     wvec_->forget(static_cast<uint32_t>(p));

@@ -24,6 +24,7 @@
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
+#include "protocol/auto_hints.h"
 #include "protocol/hints.h"
 #include "protocol/lock_stack.h"
 #include "protocol/messages.h"
@@ -53,6 +54,7 @@ struct CoherenceParts {
   bool write_vector = false;      // SCOPEDSM_WRITE_VECTOR: refetches by message bring only written blocks
   WriteVectors* wvec = nullptr;   // this home's write vectors (required)
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
+  bool auto_hints = false;        // SCOPEDSM_AUTO_HINTS: the engine's own hints (fetch runs off)
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
   uint64_t home_memory_pages = 0; // SCOPEDSM_HOME_MEMORY in pages; 0 = no limit
@@ -134,10 +136,12 @@ class Coherence {
   // earlier, never by evicting other pages; out-of-core home pages not
   // resident are read ahead. Pages already valid cost no system call and no
   // message. The fetch itself is synchronous (the caller waits for the run).
-  void prefetch(uint64_t first, uint64_t count);
+  void prefetch(uint64_t first, uint64_t count) { prefetch_pages(first, count, false); }
   // release: the range `tag` (the call site) named before is given back
   // now (aggressive) or buffered by `priority` until room is needed.
-  void release(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag);
+  void release(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag) {
+    release_pages(first, count, priority, tag, false);
+  }
 
   // Ends the current interval: diffs every written cached page (kept
   // pending), and write-protects every written page again, so the next
@@ -205,6 +209,13 @@ class Coherence {
   void release_copies(std::vector<uint32_t>& sorted_pages);
   // Gives back the memory of home pages (sorted), file backing only.
   void release_homes(std::vector<uint32_t>& sorted_pages);
+  // The hints behind prefetch and release; `automatic` for the engine's own
+  // (SCOPEDSM_AUTO_HINTS), which count apart from the program's.
+  void prefetch_pages(uint64_t first, uint64_t count, bool automatic);
+  void release_pages(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag, bool automatic);
+  // SCOPEDSM_AUTO_HINTS: a fault on `page` (`demand`: it fetched the page)
+  // goes to the stream table, and its advice becomes hints.
+  void auto_hint(uint64_t page, bool demand);
   // Up to `want` free cache slots for a prefetch hint, freeing slots of
   // released pages if needed; never evicts anything else. Returns how many.
   uint32_t room_for_hint(uint32_t want);
@@ -280,7 +291,10 @@ class Coherence {
   bool in_relief_ = false;
   const bool release_buffered_;
   const uint64_t home_memory_pages_;
-  ReleaseLag release_lag_;
+  const bool auto_hints_;
+  StreamTable streams_;            // SCOPEDSM_AUTO_HINTS
+  ReleaseLag release_lag_;         // the program's releases, by call site
+  ReleaseLag auto_release_lag_;    // SCOPEDSM_AUTO_HINTS releases, by stream slot
   ReleaseBuffer released_copies_;  // cached pages released, buffered
   ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
   uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)

@@ -221,6 +221,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.write_vector = cfg.write_vector;
   parts.wvec = &state_->wvec;
   parts.fetch_pages = cfg.fetch_pages;
+  parts.auto_hints = cfg.auto_hints;
   parts.test_faults = cfg.test_faults;
   parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;
   parts.home_memory_pages = cfg.home_memory / state_->region.page_size();
@@ -409,6 +410,10 @@ void Runtime::prefetch(const void* addr, size_t len) {
   std::optional<PageSpan> span = region_pages_of(reinterpret_cast<uintptr_t>(s.region.base()), s.region.bytes(),
                                                  s.region.page_size(), reinterpret_cast<uintptr_t>(addr), len);
   if (!span || span->first >= s.pages.allocated()) return;
+  // The hint's fetches are synchronous: the program waits for data here as
+  // at a fault, so the wait counts as data time (the fetches themselves are
+  // traced as fetches).
+  TraceSpan wait(nullptr, &s.stats.app.t_data_ns, TraceKind::kFetch);
   coherence_->prefetch(span->first, std::min(span->count, s.pages.allocated() - span->first));
 }
 

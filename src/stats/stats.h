@@ -57,6 +57,15 @@ namespace scopedsm {
   X(hint_prefetch_late)          \
   X(hint_release_pages)          \
   X(hint_release_filtered)       \
+  X(auto_streams)                \
+  X(auto_prefetches)             \
+  X(auto_prefetch_requests)      \
+  X(auto_prefetch_filtered)      \
+  X(auto_prefetch_dropped)       \
+  X(auto_prefetch_used)          \
+  X(auto_prefetch_late)          \
+  X(auto_prefetch_wasted)        \
+  X(auto_releases)               \
   X(pages_released)              \
   X(release_flushed)             \
   X(twins)                       \

@@ -106,6 +106,7 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_HOME_BACKING", "file:relative/dir"},
                                          BadValue{"SCOPEDSM_HOME_MEMORY", "lots"},
                                          BadValue{"SCOPEDSM_RELEASE_POLICY", "eager"},
+                                         BadValue{"SCOPEDSM_AUTO_HINTS", "yes"},
                                          BadValue{"SCOPEDSM_TEST_HINTS", "-1"},
                                          BadValue{"SCOPEDSM_LOCKS", "0"}, BadValue{"SCOPEDSM_LOCKS", "2147483648"},
                                          BadValue{"SCOPEDSM_LOCKS", "many"}, BadValue{"SCOPEDSM_LOCKS", "2147482623"},
@@ -316,6 +317,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_HOME_BACKING", "file:/var/tmp"},
                                 {"SCOPEDSM_HOME_MEMORY", "256M"},
                                 {"SCOPEDSM_RELEASE_POLICY", "aggressive"},
+                                {"SCOPEDSM_AUTO_HINTS", "on"},
                                 {"SCOPEDSM_TEST_HINTS", "5"},
                                 {"SCOPEDSM_SCHEDULE", "sss,0.5"},
                                 {"SCOPEDSM_CACHE_POLICY", "remote"},
@@ -355,7 +357,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(back.task_migration_beta, 0.35);
   EXPECT_EQ(vars["SCOPEDSM_UNIT_PAGES"], "16");
   EXPECT_EQ(vars["SCOPEDSM_WRITE_VECTOR"], "256");
-  EXPECT_EQ(vars.size(), 36u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_AUTO_HINTS"], "on");
+  EXPECT_EQ(vars.size(), 37u);  // all of them were set
 }
 
 // SCOPEDSM_WRITE_VECTOR takes on, off or a block size; cache-only write

@@ -10,7 +10,7 @@ barrier: the defaults) and HMIG (the defaults + home migration). A step
 missing from the results is skipped: each change is over the previous step
 present.
 """
-from . import results
+from . import figures, results
 
 # (configuration name, the dissertation's name for the step)
 STEPS = [("jia-base", "JIA_base"), ("jia-w", "JIA_w"), ("jia-w-c", "JIA_w+c"), ("jia-w-c-b", "JIA_w+c+b"),
@@ -39,11 +39,12 @@ def rows(summary, runs):
     names = [s for s, _ in STEPS]
     found = {}
     for e in summary:
-        if e.get("variant") != "dsm" or e.get("config") not in names or not isinstance(e.get("procs"), int):
+        config = results.base_config(e)
+        if e.get("variant") != "dsm" or config not in names or not isinstance(e.get("procs"), int):
             continue
         m = _metrics(e, runs)
         if m is not None:
-            found.setdefault((str(e.get("app")), e["procs"]), {})[e["config"]] = m
+            found.setdefault((str(e.get("app")), e["procs"]), {}).setdefault(config, m)
     return [(app, procs, by_step) for (app, procs), by_step in sorted(found.items()) if len(by_step) >= 2]
 
 
@@ -136,7 +137,4 @@ def plot(plt, table_rows, path):
     axes[0].legend(fontsize="small", ncol=len(present))
     axes[-1].set_xticks(x)
     axes[-1].set_xticklabels([f"{a}\nnp={p}" for a, p, _ in table_rows], fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return figures.save(plt, fig, path)

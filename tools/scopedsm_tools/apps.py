@@ -4,6 +4,12 @@ their problem sizes.
 Binaries: every ELF executable under <build>/apps named <app>, <app>_seq,
 <app>_mpi or <app>_omp (variants dsm, seq, mpi, omp).
 
+Kernel apps: one binary that runs one of several kernels by an option
+(KERNELS below; apps/loops, `-k sor|jacobi|tc|mm|ac`) is seen as one app per
+kernel, named <binary>-<kernel> (loops-sor, ...), each run with its kernel
+option before its size options; selecting the binary's own name (--apps
+loops) selects all of its kernels.
+
 Sizes, first source that has one:
   test size       SIZES below, else the arguments of the app's own CTest test
                   (ctest --show-only=json-v1 -L apps), else the app's defaults
@@ -21,8 +27,23 @@ VARIANT_SUFFIXES = {"_seq": "seq", "_mpi": "mpi", "_omp": "omp"}
 
 # Sizes that override what the apps say about themselves, e.g.
 #   "sor": {"test": ["-n", "128", "-i", "10"], "bench": ["-n", "2048", "-i", "100"]},
-# Empty while every app's CTest test and -h text give sizes that suit.
-SIZES = {}
+# The loop-scheduling kernels' sizes (the app's defaults are the benchmark
+# sizes): test sizes take a fraction of a second; benchmark sizes about 1-2 s
+# of compute at 2 processes under static (docs/STUDIES.md §3b).
+SIZES = {
+    "loops-sor": {"test": ["-n", "64", "-i", "4"], "bench": ["-n", "2048", "-i", "60"]},
+    "loops-jacobi": {"test": ["-n", "128", "-i", "4"], "bench": ["-n", "2048", "-i", "100"]},
+    "loops-tc": {"test": ["-n", "48"], "bench": ["-n", "1536"]},
+    "loops-mm": {"test": ["-n", "64"], "bench": ["-n", "1024"]},
+    "loops-ac": {"test": ["-n", "24"], "bench": ["-n", "192"]},
+    # ooc has five kernels and CTest tests with hints on: its sizes are the CG
+    # kernel's, without hints (the study's configurations add -H 1, and
+    # --args 'ooc=-k fft -n 2^22' picks another kernel; docs/STUDIES.md §5).
+    "ooc": {"test": ["-k", "cg", "-n", "4096", "-i", "10"], "bench": ["-k", "cg", "-n", "2^20", "-i", "25"]},
+}
+
+# Binaries that run one of several kernels: {binary: (option, [kernels])}.
+KERNELS = {"loops": ("-k", ["sor", "jacobi", "tc", "mm", "ac"])}
 
 # The option of the threads variants that sets the thread count.
 THREADS_OPTION = "-t"
@@ -61,7 +82,46 @@ def discover(apps_dir):
                 continue
             app, variant = split_variant(name)
             found.setdefault(app, {}).setdefault(variant, path)
+    found = expand_kernels(found)
     return {app: v for app, v in sorted(found.items()) if "dsm" in v}
+
+
+def expand_kernels(found):
+    """{app: variants} with every kernel binary of KERNELS replaced by one
+    app per kernel (loops -> loops-sor, loops-jacobi, ...), same binaries."""
+    out = {}
+    for app, variants in found.items():
+        if app in KERNELS:
+            for kernel in KERNELS[app][1]:
+                out[f"{app}-{kernel}"] = dict(variants)
+        else:
+            out[app] = variants
+    return out
+
+
+def kernel_args(app):
+    """The options that select `app`'s kernel (['-k', 'sor'] for loops-sor), or []."""
+    binary, dash, kernel = app.rpartition("-")
+    if dash and binary in KERNELS and kernel in KERNELS[binary][1]:
+        return [KERNELS[binary][0], kernel]
+    return []
+
+
+def select(names, found):
+    """The apps that `names` select: an app's own name, or a kernel binary's
+    name for all of its kernels. Unknown names are returned second."""
+    selected, missing = [], []
+    for name in names:
+        if name in found:
+            picked = [name]
+        elif name in KERNELS:
+            picked = [f"{name}-{k}" for k in KERNELS[name][1] if f"{name}-{k}" in found]
+        else:
+            picked = []
+        if not picked:
+            missing.append(name)
+        selected += [a for a in picked if a not in selected]
+    return selected, missing
 
 
 def ctest_test_args(build_dir, binaries, timeout=60):

@@ -2,7 +2,7 @@
 matplotlib the report still has its tables, and says so."""
 import os
 
-from . import ablation, results
+from . import ablation, figures, loopsched, results, taskmig
 
 # Colours of the JIAJIA categories, in results.TIME_CATEGORIES order.
 CATEGORY_COLOURS = ["#4c72b0", "#dd8452", "#c44e52", "#8172b3", "#937860", "#55a868"]
@@ -37,7 +37,8 @@ def draw_all(out_dir, data):
                     "or pip install matplotlib)"]
     drawn = []
     drawers = (("speedup", speedup), ("breakdown", breakdown), ("traffic", traffic), ("micro", micro),
-               ("ablation", ablation.plot))
+               ("ablation", ablation.plot), ("loopsched", loopsched.plot),
+               ("taskmig", taskmig.plot))
     jobs = [(name, draw, data.get(name if name != "traffic" else "breakdown")) for name, draw in drawers]
     jobs += [(name, ranks, per) for name, per in data.get("ranks", [])]
     for name, draw, what in jobs:
@@ -69,10 +70,7 @@ def speedup(plt, speedup_data, path):
     ax.set_title("Speedup")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return figures.save(plt, fig, path)
 
 
 def _labels(rows):
@@ -98,10 +96,7 @@ def breakdown(plt, rows, path):
     ax.set_ylabel("% of the bar's time (mean over processes)")
     ax.set_title("Overhead breakdown (server runs beside the others)")
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return figures.save(plt, fig, path)
 
 
 def traffic(plt, rows, path):
@@ -116,10 +111,7 @@ def traffic(plt, rows, path):
     bottom.set_xticks(x)
     bottom.set_xticklabels(_labels(rows), fontsize="small")
     top.set_title("Messages and bytes, all processes")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return figures.save(plt, fig, path)
 
 
 def micro(plt, rows, path):
@@ -142,10 +134,7 @@ def micro(plt, rows, path):
     ax.set_yticklabels([f"{r['name']} (np={r['procs']})" for r in rows], fontsize="small")
     ax.set_xlabel("median / baseline median (black mark: target; green meets it, red misses it)")
     ax.set_title("Micro-benchmarks against their baselines")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return figures.save(plt, fig, path)
 
 
 def ranks(plt, per, path):
@@ -179,7 +168,4 @@ def ranks(plt, per, path):
     beside.set_title("beside it")
     beside.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
     fig.suptitle(f"Where each process spent its time: {per['app']}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return figures.save(plt, fig, path)

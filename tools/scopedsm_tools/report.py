@@ -4,7 +4,8 @@ Reads `scopedsm bench` JSON files, and also micro-benchmark output (one JSON
 object per line, or a JSON array of them), runtime statistics files
 (SCOPEDSM_STATS_FILE) and traces (SCOPEDSM_TRACE). Whatever is missing is
 left out of the report. Writes DIR/report.md and, with matplotlib,
-DIR/speedup.png, breakdown.png, traffic.png and micro.png, and for each
+DIR/speedup.png, breakdown.png, traffic.png and micro.png (and ablation.png
+and loopsched.png for those studies' configurations), and for each
 statistics file ranks-NAME.png: where each process spent its time.
 """
 import argparse
@@ -12,7 +13,7 @@ import json
 import os
 import sys
 
-from . import ablation, bench, plots, results
+from . import ablation, bench, commparams, loopsched, plots, results, taskmig
 
 
 class ReportError(Exception):
@@ -40,6 +41,9 @@ def load_inputs(paths):
     if len(benches) > 1:  # tell the files apart: "default" becomes "default@before"
         for item in merged["runs"] + merged["summary"]:
             if item.get("source"):
+                # The studies' sections pair configurations across files by
+                # the name bench gave them (results.base_config).
+                item["base_config"] = item.get("config")
                 item["config"] = f"{item.get('config')}@{item['source']}"
     return merged
 
@@ -49,14 +53,23 @@ def add_document(merged, data, path):
     if isinstance(data, dict) and "runs" in data:
         offset = len(merged["runs"])
         stem = os.path.splitext(name)[0]
-        runs = [dict(r, source=stem) for r in data.get("runs", []) if isinstance(r, dict)]
+        # Files written before runs recorded their --load: the file's setting.
+        settings = data.get("settings") if isinstance(data.get("settings"), dict) else {}
+        file_load = settings.get("load")
+        tag = commparams.settings_tag(data.get("settings"))
+        runs = [dict(r, source=stem, tag=tag) for r in data.get("runs", []) if isinstance(r, dict)]
+        for r in runs:
+            if "load" not in r and r.get("variant") == "dsm":
+                r["load"] = file_load
         merged["runs"] += runs
         summary = data.get("summary")
         if not isinstance(summary, list):
             summary = bench.summarize(runs, data.get("baselines") or {})
         for entry in summary:
             if isinstance(entry, dict):
-                entry = dict(entry, source=stem)
+                entry = dict(entry, source=stem, tag=tag)
+                if "load" not in entry and entry.get("variant") == "dsm":
+                    entry["load"] = file_load
                 if isinstance(entry.get("stats_run"), int):
                     entry["stats_run"] += offset
                 merged["summary"].append(entry)
@@ -214,6 +227,15 @@ def trace_section(trace):
     return out
 
 
+def merged_cpus(merged):
+    """The CPU count of the machine the first bench file ran on (None if unknown)."""
+    for src in merged.get("sources", []):
+        host = src.get("host") if isinstance(src, dict) else None
+        if isinstance(host, dict) and isinstance(host.get("cpus"), int):
+            return host["cpus"]
+    return None
+
+
 def write_markdown(path, merged, pictures, notes):
     summary, runs = merged["summary"], merged["runs"]
     out = ["# ScopeDSM report", ""]
@@ -262,6 +284,15 @@ def write_markdown(path, merged, pictures, notes):
         out += ablation.markdown(arows)
         if "ablation" in pictures:
             out += ["![ablation](ablation.png)", ""]
+    trows = taskmig.rows(summary, merged_cpus(merged))
+    out += taskmig.markdown(trows)
+    if trows and "taskmig" in pictures:
+        out += ["![task migration](taskmig.png)", ""]
+    lrows = loopsched.rankings(summary, runs)
+    out += loopsched.markdown(lrows)
+    if lrows and "loopsched" in pictures:
+        out += ["![loop schedules](loopsched.png)", ""]
+    out += commparams.markdown(summary, runs)
     for per in merged["per_rank"]:
         out += per_rank_section(per, pictures)
     for trace in merged["traces"]:
@@ -309,6 +340,8 @@ def main(argv, config):
     procs, srows = speedup_rows(merged["summary"])
     data = {"speedup": (procs, srows), "breakdown": breakdown_rows(merged["summary"], merged["runs"]),
             "micro": micro_rows(merged["micro"]), "ablation": ablation.rows(merged["summary"], merged["runs"]),
+            "loopsched": loopsched.rankings(merged["summary"], merged["runs"]),
+            "taskmig": taskmig.rows(merged["summary"], merged_cpus(merged)),
             "ranks": [(per_rank_picture(per), per) for per in merged["per_rank"]]}
     pictures, notes = plots.draw_all(out_dir, data)
     md = os.path.join(out_dir, "report.md")

@@ -143,6 +143,13 @@ def parse_json_objects(text):
     return found
 
 
+def base_config(entry):
+    """The configuration name bench gave a run or summary entry, also when
+    `scopedsm report` has renamed it "<config>@<file>" to tell merged files
+    apart."""
+    return str(entry.get("base_config") or entry.get("config") or "")
+
+
 def micro_ratio(obj):
     """(name, median, baseline median, ratio, unit) of a micro-benchmark
     object, or None if it has no median. ratio is None without a baseline."""

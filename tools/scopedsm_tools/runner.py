@@ -10,9 +10,10 @@ from . import abort_noise, apps, launch, load, results
 TAIL_LINES = 15
 
 
-def command_for(variant, binary, args, procs, launcher, vendor, env, loads=None):
+def command_for(variant, binary, args, procs, launcher, vendor, env, loads=None, launcher_args=()):
     """The command that runs one variant of an app on `procs` processes (threads for omp);
-    `loads`: each rank started beside its competing load, as `scopedsm run --load` does."""
+    `loads`: each rank started beside its competing load, as `scopedsm run --load` does;
+    `launcher_args`: options for the MPI launcher (the namespaced hosts' placement)."""
     if variant == "seq":
         return [binary] + list(args)
     if variant == "omp":
@@ -22,7 +23,7 @@ def command_for(variant, binary, args, procs, launcher, vendor, env, loads=None)
         wrapped = load.command(loads, binary, args)
         program, program_args = wrapped[0], wrapped[1:]
     return launch.launch_command(vendor, launcher, procs, program, program_args,
-                                 env_names=launch.scopedsm_env_names(env))
+                                 env_names=launch.scopedsm_env_names(env), extra_launcher_args=launcher_args)
 
 
 def _stop(proc):
@@ -56,8 +57,9 @@ def execute(cmd, env, timeout):
     return code, out or "", err or "", time.monotonic() - start
 
 
-def run_once(spec, launcher, vendor, timeout, stats_path, extra_env):
-    """Runs spec (app, variant, procs, config, args, binary, env) once; returns its record."""
+def run_once(spec, launcher, vendor, timeout, stats_path, extra_env, launcher_args=()):
+    """Runs spec (app, variant, procs, config, args, binary, env) once; returns its record.
+    `launcher_args` go to the MPI launcher (bench --hosts)."""
     env = dict(os.environ)
     env.update(extra_env)
     env.update(spec.get("env", {}))
@@ -70,13 +72,14 @@ def run_once(spec, launcher, vendor, timeout, stats_path, extra_env):
         if os.path.exists(stats_path):
             os.remove(stats_path)
     cmd = command_for(spec["variant"], spec["binary"], spec["args"], spec["procs"], launcher, vendor, env,
-                      spec.get("loads"))
+                      spec.get("loads"), launcher_args)
     code, out, err, wall = execute(cmd, env, timeout)
     found = [r for r in results.parse_result_lines(out) if r.get("variant", spec["variant"]) == spec["variant"]]
     result = found[0] if found else None
     record = {
         "app": spec["app"], "variant": spec["variant"], "procs": spec["procs"], "config": spec["config"],
         "args": list(spec["args"]), "size": (result or {}).get("size"), "rep": spec["rep"],
+        "load": spec.get("loads"),
         "command": cmd, "exit_code": code, "timed_out": code is None, "wall_s": round(wall, 6),
         "time_s": (result or {}).get("time_s"), "verified": results.is_verified(result),
         "result": result, "stats": None, "error": None,

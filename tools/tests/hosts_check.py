@@ -13,6 +13,11 @@
       SIGKILL: the first two leave nothing behind, the last leaves its
       namespaces and bridge (its job goes with it), which `scopedsm
       cleanup` removes; a running launcher's are left alone.
+  hosts_check.py SCOPEDSM bench APPS_DIR
+      `scopedsm bench --hosts 2` runs fft (from APPS_DIR) on 2 processes
+      under the cost model: the run verifies, its statistics show two
+      nodes on the two hosts with costs injected between them, and nothing
+      is left.
   hosts_check.py SCOPEDSM refuse
       where the ip command is missing or fails (SCOPEDSM_IP), the launcher
       refuses in one line with status 2 and leaves nothing.
@@ -60,15 +65,20 @@ def skip_unless_possible(scopedsm):
         sys.exit(77)
 
 
+def run_shown(cmd):
+    """Runs `cmd` to its end, shows the tails of its output; (the finished Popen, its error output)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate()
+    sys.stdout.write(out[-3000:])
+    sys.stdout.write(err[-3000:])
+    return proc, err
+
+
 def suite(scopedsm, program, args):
     skip_unless_possible(scopedsm)
     with tempfile.TemporaryDirectory() as tmp:
         stats = os.path.join(tmp, "stats.json")
-        proc = subprocess.Popen([scopedsm, "run", "--hosts", "2", "--per-host", "2", "--stats", stats, program] + args,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        out, err = proc.communicate()
-        sys.stdout.write(out[-3000:])
-        sys.stdout.write(err[-3000:])
+        proc, err = run_shown([scopedsm, "run", "--hosts", "2", "--per-host", "2", "--stats", stats, program] + args)
         check(proc.returncode == 0, f"the program passes on 2 hosts of 2 processes (status {proc.returncode})")
         check(ours(proc.pid) == [], "no namespace or link of the launcher is left")
         summary = [line for line in err.splitlines() if line.startswith("scopedsm run: 2 hosts")]
@@ -92,6 +102,29 @@ def suite(scopedsm, program, args):
         check(fetched > 0, f"pages were fetched across hosts ({fetched})")
         check(link_bytes >= fetched * page,
               f"the fetched pages crossed the hosts' links ({link_bytes} bytes >= {fetched} pages)")
+
+
+def bench(scopedsm, apps_dir):
+    skip_unless_possible(scopedsm)
+    with tempfile.TemporaryDirectory() as tmp:
+        out_json = os.path.join(tmp, "bench.json")
+        proc, _ = run_shown([scopedsm, "bench", "--apps-dir", apps_dir, "--apps", "fft", "--procs", "2", "--hosts", "2",
+                             "--reps", "1", "--variants", "dsm", "--configs", "net-achievable", "--args", "fft=-m 10",
+                             "--timeout", "120", "--out", out_json])
+        check(proc.returncode == 0, f"bench --hosts 2 passes (status {proc.returncode})")
+        check(ours(proc.pid) == [], "no namespace or link of the bench is left")
+        try:
+            with open(out_json) as f:
+                runs = json.load(f)["runs"]
+        except (OSError, ValueError, KeyError) as e:
+            check(False, f"bench results written ({e})")
+            return
+        check(len(runs) == 1 and runs[0]["ok"], "the one run verified")
+        stats = runs[0].get("stats") or {}
+        nodes = stats.get("nodes") or []
+        check([n.get("host") for n in nodes] == ["scopedsm-h0", "scopedsm-h1"], f"one node per host ({nodes})")
+        injected = sum(r["counters"].get("net_interrupt_ns", 0) for r in stats.get("ranks", []))
+        check(injected > 0, f"the achievable point's interrupts were injected between the hosts ({injected} ns)")
 
 
 def wait_for(pred, seconds):
@@ -173,6 +206,8 @@ def main(argv):
         suite(scopedsm, argv[2], argv[3:])
     elif what == "ends":
         ends(scopedsm)
+    elif what == "bench":
+        bench(scopedsm, argv[2])
     elif what == "refuse":
         refuse(scopedsm)
     else:

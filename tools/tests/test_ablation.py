@@ -75,6 +75,24 @@ class AblationTest(unittest.TestCase):
             self.assertIn("The dissertation's ablation", text)
             self.assertIn("(-50.0%)", text)
 
+    def test_steps_pair_across_merged_files(self):
+        # Two bench files read together: report renames their configurations
+        # "<config>@<file>", and the steps must still pair up.
+        a = dict(doc([("sor", "jia-base", 2, 4.0, stats(1000, 400, 200, 50)),
+                      ("sor", "jia-w", 2, 2.0, stats(1000, 200, 100, 50))]), mode="bench")
+        b = dict(doc([("sor", "jia-w-c", 2, 1.0, stats(500, 100, 50, 25))]), mode="bench")
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name, d in (("a.json", a), ("b.json", b)):
+                paths.append(os.path.join(tmp, name))
+                with open(paths[-1], "w") as f:
+                    json.dump(d, f)
+            merged = report.load_inputs(paths)
+            self.assertIn("jia-w@a", {e["config"] for e in merged["summary"]})
+            rows = ablation.rows(merged["summary"], merged["runs"])
+            self.assertEqual(len(rows), 1)
+            self.assertEqual(set(rows[0][2]), {"jia-base", "jia-w", "jia-w-c"})
+
 
 if __name__ == "__main__":
     unittest.main()
