@@ -133,7 +133,8 @@ const std::vector<ConfigVariable>& config_variables() {
       {"SCOPEDSM_SUMMARY", "on", "Whether rank 0 prints the statistics table at exit (on or off)."},
       {"SCOPEDSM_LOG", "warn", "Log level: error, warn, info or debug."},
       {"SCOPEDSM_TIMEOUT", "120",
-       "Seconds any single wait may last before the process reports what it waited for and ends the job; 0 = wait forever."},
+       "Seconds any single wait may last before the process reports what it waited for and ends the job; 0 = wait forever. "
+       "A hung MPI_Finalize, the MPI library's own, is left after it with status 0."},
       {"SCOPEDSM_SPIN_US", "50", "Microseconds a waiting thread polls before it sleeps (0 to 100000)."},
       {"SCOPEDSM_POLL_US", "200", "Longest sleep between polls when some processes are on other nodes (1 to 1000000)."},
       {"SCOPEDSM_WRITE_DETECT", "adaptive",
@@ -237,9 +238,9 @@ const std::vector<ConfigVariable>& config_variables() {
        "no-task-migration (jia_lbarrier never reassigns ranges), unit-first-page-only (twins and diffs cover only a "
        "unit's first OS page), wvec-drop-block (a write-vector reply leaves out a written block), cowd-keep-cache "
        "(cache-only write detection keeps copies at an acquire), auto-no-stream (automatic hints never find a "
-       "stream); "
-       "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race) to prove tests "
-       "can fail."},
+       "stream), untrap-retrapped (homes untrap pages readers copy every interval, so they refetch them); "
+       "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race, and "
+       "hang-in-finalize, in which rank 1's MPI_Finalize never returns) to prove tests can fail."},
       {"SCOPEDSM_STRICT", "off",
        "'on': a SCOPEDSM_* variable that ScopeDSM does not know (a misspelling) ends the job at start-up; "
        "'off': it is reported once, with the closest known variable, and ignored. `scopedsm run --strict` sets it."},

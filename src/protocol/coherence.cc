@@ -864,6 +864,10 @@ void Coherence::drain_retraps(bool quiet) {
     // critical section: every open level gets the notice.
     stack_->note_everywhere(p);
     ++stats_->retraps;
+    // Another process reads the page: the barrier this notice goes to keeps
+    // it trapped (untrap_after_barrier), or the reader would copy it again
+    // untrapped, and every interval would end in one more notice and refetch.
+    (*pages_)[p].retrapped = true;
     if ((*pages_)[p].state == PageState::kHomeUntrapped) {
       transition(p, PageState::kHomeDirty, "synchronization");
       mark_dirty(p);
@@ -911,6 +915,7 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
     PageMeta& m = (*pages_)[p];
     if (m.slot != kNoSlot) cache_->free(m.slot);
     m.slot = kNoSlot;
+    m.retrapped = false;
   }
   // Trapped until untrap_after_barrier finds nobody else holds a copy. The
   // protection (read) does not change.
@@ -951,6 +956,16 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
   std::vector<uint32_t> untrap;
   bool slept = false;
   for (const WriteNotice& n : notices) {
+    // A page copied while untrapped in the interval this barrier ends: its
+    // readers read it again after their copies are dropped (most often
+    // every interval), and an untrapped copy costs a conservative notice
+    // (drain_retraps). Kept trapped, the home notices only its real writes,
+    // and it untraps the page after a barrier whose notice is a real write
+    // of its own that no copy followed (docs/PROTOCOL.md §2.3).
+    PageMeta& m = (*pages_)[n.page];
+    const bool retrapped = m.retrapped && !test_fault(TestFault::kUntrapRetrapped);
+    m.retrapped = false;
+    if (retrapped) continue;
     // Only a notice that makes every other process drop its copy will do:
     // written by us alone or by several (a page written only by another
     // process stays cached there). With home migration on, not a page
@@ -960,7 +975,7 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
     if (n.writer != rank_ && (n.writer != kMultipleWriters || home_migration_)) continue;
     // A next-touch move to a reader: other readers may keep their copies.
     if (n.touch_only) continue;
-    if ((*pages_)[n.page].state != PageState::kHomeClean) continue;
+    if (m.state != PageState::kHomeClean) continue;
     // Test only: a late home, so that readers can copy the page first.
     if (test_fault(TestFault::kSlowUntrap) && !slept) sleep_ns(50'000'000);
     slept = true;
@@ -993,6 +1008,7 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.run_source = RunSource::kFault;
     m.demanded = false;
     m.nt_pending = m.nt_touched = false;
+    m.retrapped = false;
     m.wvec_version = 0;
     wvec_->forget(static_cast<uint32_t>(p));
     if (h == rank_) {

@@ -5,9 +5,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "common/clock.h"
@@ -18,6 +22,48 @@
 namespace scopedsm {
 
 namespace {
+
+// MPI_Finalize within SCOPEDSM_TIMEOUT. An MPI library can hang in its own
+// shutdown after every message has been delivered: UCX's TCP transport does
+// (openucx/ucx#8738; MPICH 4.0 ch4:ucx between namespaced hosts hung in
+// about 1 run in 12 here, one process flushing an endpoint that its peers,
+// already in their final PMI barrier, no longer progress). ScopeDSM's work
+// is complete by then: every write is at its home, statistics and traces
+// are written. A process whose MPI_Finalize outlasts the limit says so and
+// exits with status 0, as a program does that returns after finalizing;
+// code after the finalize call does not run. `hang` (test fault
+// hang-in-finalize, rank 1 only) stands for such a library: it never
+// enters MPI_Finalize at all.
+void finalize_mpi(double timeout_s, int rank, bool hang) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread watch;
+  if (timeout_s > 0) {
+    watch = std::thread([&] {
+      std::unique_lock<std::mutex> lock(mu);
+      if (cv.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return done; })) return;
+      std::fprintf(stderr,
+                   "scopedsm: rank %d: MPI_Finalize has not returned within %g s (SCOPEDSM_TIMEOUT); the MPI library "
+                   "hangs in its own shutdown. Every ScopeDSM operation had completed, so the process exits now, "
+                   "with status 0\n",
+                   rank, timeout_s);
+      std::fflush(stderr);
+      _exit(0);
+    });
+  }
+  if (hang) {
+    for (;;) pause();
+  }
+  MPI_Finalize();
+  if (!watch.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+  }
+  cv.notify_one();
+  watch.join();
+}
 
 // The smallest and the largest of every process's `value` (collective).
 std::pair<uint64_t, uint64_t> agree_on(uint64_t value, MPI_Comm comm) {
@@ -505,7 +551,8 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   MPI_Comm_free(&coll_comm_);
   g_lifecycle.store(Lifecycle::kFinished);
   set_abort_hook(nullptr);
-  if (we_initialized_mpi_) MPI_Finalize();
+  if (we_initialized_mpi_)
+    finalize_mpi(s.config.timeout_s, s.rank, s.rank == 1 && (s.config.test_faults & static_cast<uint32_t>(TestFault::kHangInFinalize)) != 0);
 }
 
 }  // namespace scopedsm
