@@ -136,6 +136,9 @@ const std::vector<ConfigVariable>& config_variables() {
        "Seconds any single wait may last before the process reports what it waited for and ends the job; 0 = wait forever. "
        "A hung MPI_Finalize, the MPI library's own, is left after it with status 0."},
       {"SCOPEDSM_SPIN_US", "50", "Microseconds a waiting thread polls before it sleeps (0 to 100000)."},
+      {"SCOPEDSM_SERVICE_SLICE_US", "0",
+       "Time slice in microseconds the service thread asks of the kernel (Linux 6.12 and later), so that a request "
+       "wakes it ahead of a thread computing on its core: 0 (the kernel's own), or 100 to 100000."},
       {"SCOPEDSM_POLL_US", "200", "Longest sleep between polls when some processes are on other nodes (1 to 1000000)."},
       {"SCOPEDSM_WRITE_DETECT", "adaptive",
        "'adaptive' traps writes to a home page only while another process holds a copy; 'all' traps every write; 'cache-only' traps none and drops every cached copy at every acquire and barrier "
@@ -379,6 +382,12 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     if (!parse_uint(*v, &n).ok() || n > 100000)
       return bad("SCOPEDSM_SPIN_US", *v, "microseconds from 0 to 100000");
     c.spin_us = n;
+  }
+  if (auto v = lookup("SCOPEDSM_SERVICE_SLICE_US")) {
+    uint64_t n = 0;
+    if (!parse_uint(*v, &n).ok() || (n != 0 && (n < 100 || n > 100000)))
+      return bad("SCOPEDSM_SERVICE_SLICE_US", *v, "0 (the kernel's slice) or microseconds from 100 to 100000");
+    c.service_slice_us = n;
   }
   if (auto v = lookup("SCOPEDSM_POLL_US")) {
     uint64_t n = 0;
@@ -660,6 +669,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"log", log_level_text(c.log_level)});
   out.push_back({"timeout", timeout.str()});
   out.push_back({"spin_us", std::to_string(c.spin_us)});
+  out.push_back({"service_slice_us", std::to_string(c.service_slice_us)});
   out.push_back({"poll_us", std::to_string(c.poll_us)});
   out.push_back({"write_detect", c.write_detect_cache_only ? "cache-only" : c.write_detect_all ? "all" : "adaptive"});
   out.push_back({"node_sharing", c.node_sharing ? "on" : "off"});

@@ -131,6 +131,7 @@ struct Config {
   LogLevel log_level = LogLevel::kWarn;
   double timeout_s = 120;              // longest single wait; 0 = unbounded
   uint64_t spin_us = 50;               // busy-poll before sleeping
+  uint64_t service_slice_us = 0;       // the service thread's time slice asked of the kernel; 0 = the kernel's
   uint64_t poll_us = 200;              // sleep bound when peers are off-node
   bool write_detect_all = false;       // trap every home write (disable ADWD)
   bool write_detect_cache_only = false;  // SCOPEDSM_WRITE_DETECT=cache-only: never trap home writes, drop every copy at acquires (CO-WD)

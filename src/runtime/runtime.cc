@@ -299,7 +299,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   std::atexit(finalize_at_exit);
 
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
-  service_->start();
+  service_->start(cfg.service_slice_us * 1000);
   MPI_Barrier(MPI_COMM_WORLD);
   load_ = std::make_unique<LoadBalancer>(size, rank);
   tasks_ = std::make_unique<TaskMigrator>(rank, static_cast<TaskMigrationMode>(cfg.task_migration),

@@ -3,11 +3,14 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/thread_slice.h"
 
 namespace scopedsm {
 
@@ -26,7 +29,20 @@ Service::~Service() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Service::start() { thread_ = std::thread([this] { run(); }); }
+void Service::start(uint64_t slice_ns) {
+  thread_ = std::thread([this, slice_ns] {
+    if (slice_ns > 0) {
+      const int err = request_thread_slice(slice_ns);
+      slice_status_.store(err, std::memory_order_release);
+      if (err != 0)
+        SCOPEDSM_LOG(LogLevel::kWarn,
+                     "SCOPEDSM_SERVICE_SLICE_US: the kernel refused a %" PRIu64 " us slice for the service thread (%s); "
+                     "it keeps the kernel's own (custom slices need Linux 6.12 or later)",
+                     slice_ns / 1000, std::strerror(err));
+    }
+    run();
+  });
+}
 
 void Service::join() {
   if (thread_.joinable()) thread_.join();

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "jia.h"
@@ -141,6 +143,29 @@ TEST(Options, TheCentralBarrierMeetsAtRankZeroAndCarriesEveryNotice) {
   jia_wait();
   jia_config(BROADCAST, env_is("SCOPEDSM_BARRIER", "central") ? OFF : ON);
   jia_barrier();
+}
+
+// SCOPEDSM_SERVICE_SLICE_US: the service thread runs with the slice asked
+// for (se.slice in /proc/self/task/*/sched), the application thread with
+// the kernel's own.
+TEST(Options, TheServiceThreadRunsWithTheSliceAskedFor) {
+  const char* v = std::getenv("SCOPEDSM_SERVICE_SLICE_US");
+  const uint64_t want = v == nullptr ? 0 : std::strtoull(v, nullptr, 10) * 1000;
+  if (want == 0) GTEST_SKIP() << "SCOPEDSM_SERVICE_SLICE_US is not set";
+  auto slice_of = [](const std::string& file) -> uint64_t {
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("se.slice", 0) == 0) return std::strtoull(line.substr(line.find(':') + 1).c_str(), nullptr, 10);
+    return 0;
+  };
+  const uint64_t own = slice_of("/proc/thread-self/sched");
+  if (own == 0) GTEST_SKIP() << "this kernel does not report se.slice";
+  EXPECT_NE(own, want) << "the application thread keeps the kernel's slice";
+  int with_slice = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task"))
+    if (slice_of(task.path().string() + "/sched") == want) ++with_slice;
+  EXPECT_EQ(with_slice, 1) << "exactly one thread, the service thread, runs with a " << want << " ns slice";
 }
 
 }  // namespace

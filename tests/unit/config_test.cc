@@ -43,6 +43,7 @@ TEST(Config, ReadsEveryVariable) {
                                {"SCOPEDSM_LOG", "debug"},
                                {"SCOPEDSM_TIMEOUT", "2.5"},
                                {"SCOPEDSM_SPIN_US", "0"},
+                               {"SCOPEDSM_SERVICE_SLICE_US", "250"},
                                {"SCOPEDSM_POLL_US", "10"},
                                {"SCOPEDSM_WRITE_DETECT", "all"},
                                {"SCOPEDSM_NODE_SHARING", "off"},
@@ -58,6 +59,7 @@ TEST(Config, ReadsEveryVariable) {
   EXPECT_FALSE(c.summary);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
   EXPECT_DOUBLE_EQ(c.timeout_s, 2.5);
+  EXPECT_EQ(c.service_slice_us, 250u);
   EXPECT_EQ(c.spin_us, 0u);
   EXPECT_EQ(c.poll_us, 10u);
   EXPECT_TRUE(c.write_detect_all);
@@ -96,6 +98,9 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_STRICT", "maybe"},
                                          BadValue{"SCOPEDSM_TIMEOUT", "-1"}, BadValue{"SCOPEDSM_TIMEOUT", "soon"},
                                          BadValue{"SCOPEDSM_SPIN_US", "100001"}, BadValue{"SCOPEDSM_POLL_US", "0"},
+                                         BadValue{"SCOPEDSM_SERVICE_SLICE_US", "99"},
+                                         BadValue{"SCOPEDSM_SERVICE_SLICE_US", "100001"},
+                                         BadValue{"SCOPEDSM_SERVICE_SLICE_US", "short"},
                                          BadValue{"SCOPEDSM_WRITE_DETECT", "some"}, BadValue{"SCOPEDSM_NODE_SHARING", "maybe"}, BadValue{"SCOPEDSM_TEST_DELAY_US", "2000000"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-everything"},
                                          BadValue{"SCOPEDSM_TEST_FAULT", "skip-diff,skip-everything"},
