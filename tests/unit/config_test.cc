@@ -329,7 +329,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_NODE_PROCS", "3"},
                                 {"SCOPEDSM_TASK_MIGRATION", "compute"},
                                 {"SCOPEDSM_TASK_MIGRATION_ALPHA", "7"},
-                                {"SCOPEDSM_TASK_MIGRATION_BETA", "0.35"}}),
+                                {"SCOPEDSM_TASK_MIGRATION_BETA", "0.35"},
+                                {"SCOPEDSM_SERVICE_SLICE_US", "300"}}),
                            &c)
                   .ok());
   std::map<std::string, std::string> vars;
@@ -345,6 +346,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   ASSERT_TRUE(parse_config(env(vars), &back).ok());
   EXPECT_EQ(config_settings(back), config_settings(c));
   EXPECT_EQ(vars["SCOPEDSM_FETCH"], "message");
+  EXPECT_EQ(vars["SCOPEDSM_SERVICE_SLICE_US"], "300");
   EXPECT_EQ(vars["SCOPEDSM_FETCH_PAGES"], "8");
   EXPECT_EQ(vars["SCOPEDSM_HOME_BACKING"], "file:/var/tmp");
   EXPECT_EQ(vars["SCOPEDSM_HOME_MEMORY"], "256M");
@@ -363,7 +365,7 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_UNIT_PAGES"], "16");
   EXPECT_EQ(vars["SCOPEDSM_WRITE_VECTOR"], "256");
   EXPECT_EQ(vars["SCOPEDSM_AUTO_HINTS"], "on");
-  EXPECT_EQ(vars.size(), 37u);  // all of them were set
+  EXPECT_EQ(vars.size(), 38u);  // all of them were set
 }
 
 // SCOPEDSM_WRITE_VECTOR takes on, off or a block size; cache-only write
