@@ -15,6 +15,7 @@
 // And one rule of the adaptive detection that is the default (ADWD): a
 // page others only read is not untrapped again under them.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -164,7 +165,7 @@ TEST(CacheOnly, HomeWritesAreNotTrappedAndCopiesAreDroppedAtAcquires) {
 // invalidations instead of 32).
 TEST(AdaptiveDetection, APageOthersOnlyReadIsNotRefetchedEveryInterval) {
   if (nprocs() < 2) GTEST_SKIP() << "needs a reader besides the home";
-  const int home = 0, pages = 8, intervals = 10;
+  const int home = 0, pages = 8, intervals = 20;
   const size_t words = page() / sizeof(uint64_t);
   auto* a = static_cast<volatile uint64_t*>(scopedsm_alloc_cyclic(pages * page(), pages * page(), home));
   if (rank() == home)
@@ -176,7 +177,17 @@ TEST(AdaptiveDetection, APageOthersOnlyReadIsNotRefetchedEveryInterval) {
       for (int k = 0; k < pages; ++k) {
         EXPECT_EQ(a[static_cast<size_t>(k) * words], 100u + static_cast<uint64_t>(k)) << "interval " << i;
       }
+    } else {
+      // Most often after the readers' copies: the home notices them at the
+      // start of this barrier and untraps (or not) at its end, rather than
+      // noticing them only at the next one, whose end the readers' next
+      // copies may overtake (a copy taken before the untrap keeps the page
+      // trapped by itself, and the control would have nothing to break).
+      usleep(5000);
     }
+    jia_barrier();
+    // The home untraps at the end of the barrier above, before it arrives at
+    // this one: the readers' next copies come after that untrap.
     jia_barrier();
   }
   const uint64_t inv = counter("invalidations") - inv0, retraps = counter("retraps") - retraps0;
