@@ -56,7 +56,9 @@ fi
 # own: the cross-node path); one ending in _traced with SCOPEDSM_TRACE set
 # (its median beside the untraced run's is the cost of tracing); one
 # containing _message with SCOPEDSM_FETCH=message (pages by GETP, not
-# one-sided).
+# one-sided); one containing _slice with SCOPEDSM_SERVICE_SLICE_US=200 (its
+# median beside the same run's without is what a short service-thread slice
+# changes where requests wait for another process's CPU).
 runs=(
   "read_fault|2|read_fault ${sizes[*]}"
   "read_fault_home_busy|2|read_fault --home-busy ${sizes[*]}"
@@ -77,6 +79,10 @@ runs=(
   "diff_25pct|0|diff --percent=25 ${sizes[*]}"
   "diff_100pct|0|diff --percent=100 ${sizes[*]}"
   "lock_contended_np4|4|lock_contended ${contended[*]}"
+  "lock_contended_np4_slice|4|lock_contended ${contended[*]}"
+  "read_fault_home_busy_slice|2|read_fault --home-busy ${sizes[*]}"
+  "read_fault_home_busy_slice_off|2|read_fault --home-busy ${sizes[*]}"
+  "barrier_np4_slice|4|barrier ${sizes[*]}"
   "idle_wait|2|idle_wait ${idle[*]}"
   "cache_replacement_reuse|2|cache_replacement --pattern=reuse ${sizes[*]}"
   "cache_replacement_cyclic|2|cache_replacement --pattern=cyclic ${sizes[*]}"
@@ -113,6 +119,7 @@ for run in "${runs[@]}"; do
   env=(env -u SCOPEDSM_TRACE)
   case "$name" in *_traced) traced=true; env=(env "SCOPEDSM_TRACE=$trace") ;; esac
   case "$name" in *_message*) env+=(SCOPEDSM_FETCH=message) ;; esac
+  case "$name" in *_slice*) env+=(SCOPEDSM_SERVICE_SLICE_US=200) ;; esac
   load=$(cut -d' ' -f1 /proc/loadavg)
   echo "== $name (load $load, node sharing $sharing, traced $traced): ${argv[*]}" >&2
   if "${env[@]}" SCOPEDSM_NODE_SHARING=$sharing "${argv[@]}" >"$tmp" && [ -s "$tmp" ]; then
