@@ -10,7 +10,10 @@ today in two mappings, and both are generated:
   relative  (-rel)       a cycle is one instruction of today's core at
                          RELATIVE_MHZ (R = 5 G instructions/s, the low
                          end of the digest's 5-10: 0.2 ns, and 0.5 MB/MHz
-                         is 2500 MB/s)
+                         is 2500 MB/s; this machine's 2.6 GHz cores at
+                         about 1.9 instructions per cycle. Its virtual
+                         machine has no hardware counters to count R by:
+                         docs/STUDIES.md §6)
 Each sweep varies one parameter over the paper's points with the other
 three at "achievable" (overhead 600 cycles, occupancy 1000 cycles per
 packet, 0.5 MB/MHz, interrupt 500 cycles each for issue and delivery).
