@@ -1,5 +1,6 @@
 // Nested critical sections and the lock stack.
 #include <gtest/gtest.h>
+#include <mpi.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -173,7 +174,11 @@ TEST(Locks, ALockHomedHereIsTakenWithoutAnyMessage) {
 // a process that is not the lock's home. Everybody increments one counter
 // under lock 0 (homed at rank 0), staying a while inside so that others
 // queue; the counter must come out exact, so the notices travel with the
-// direct grants too.
+// direct grants too. Whether the loop's releases find a waiter already
+// named is up to the scheduler (under ThreadSanitizer with random message
+// delays, none did once), so a last round arranges one: rank 1 holds the
+// lock until the home's HANDOFF naming rank 0 has reached it, then
+// releases.
 TEST(Locks, AContendedLockPassesStraightFromHolderToWaiter) {
   if (nprocs() < 2) GTEST_SKIP() << "needs a waiter";
   // The counter's page is homed at the last rank, not at the lock's home
@@ -192,10 +197,30 @@ TEST(Locks, AContendedLockPassesStraightFromHolderToWaiter) {
     usleep(1000);  // contention, not a time limit: the others queue meanwhile
     jia_unlock(lock);
   }
+  jia_barrier();
+  const int holder = 1, waiter = 0;  // the waiter is the lock's home
+  if (rank() == holder) {
+    const uint64_t handoffs0 = counter("msgs_recv_HANDOFF");
+    jia_lock(lock);
+    a[0] += 1;
+    MPI_Barrier(MPI_COMM_WORLD);  // the waiter asks now
+    // Until the home has named the waiter (bounded, so that a lost HANDOFF
+    // fails the test rather than hanging it).
+    for (int polls = 0; counter("msgs_recv_HANDOFF") == handoffs0 && polls < 20000; ++polls) usleep(500);
+    EXPECT_GT(counter("msgs_recv_HANDOFF"), handoffs0) << "the home never named the waiter";
+    jia_unlock(lock);
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank() == waiter) {
+      jia_lock(lock);
+      a[0] += 1;
+      jia_unlock(lock);
+    }
+  }
   // Grants sent by this process although it is not lock 0's home.
   direct[rank()] = rank() == 0 ? 0 : static_cast<long>(counter("msgs_sent_ACQGRANT") - grants0);
   jia_barrier();
-  EXPECT_EQ(a[0], static_cast<long>(iterations) * nprocs());
+  EXPECT_EQ(a[0], static_cast<long>(iterations) * nprocs() + 2);
   long total = 0;
   for (int r = 0; r < nprocs(); ++r) total += direct[r];
   EXPECT_GT(total, 0) << "no release handed the lock straight to its waiter";
