@@ -176,9 +176,8 @@ TEST(Locks, ALockHomedHereIsTakenWithoutAnyMessage) {
 // queue; the counter must come out exact, so the notices travel with the
 // direct grants too. Whether the loop's releases find a waiter already
 // named is up to the scheduler (under ThreadSanitizer with random message
-// delays, none did once), so a last round arranges one: rank 1 holds the
-// lock until the home's HANDOFF naming rank 0 has reached it, then
-// releases.
+// delays, none did once), so a last round gives it time: rank 1 holds the
+// lock while rank 0, the lock's home, asks for it, and keeps it 100 ms.
 TEST(Locks, AContendedLockPassesStraightFromHolderToWaiter) {
   if (nprocs() < 2) GTEST_SKIP() << "needs a waiter";
   // The counter's page is homed at the last rank, not at the lock's home
@@ -200,14 +199,13 @@ TEST(Locks, AContendedLockPassesStraightFromHolderToWaiter) {
   jia_barrier();
   const int holder = 1, waiter = 0;  // the waiter is the lock's home
   if (rank() == holder) {
-    const uint64_t handoffs0 = counter("msgs_recv_HANDOFF");
     jia_lock(lock);
     a[0] += 1;
     MPI_Barrier(MPI_COMM_WORLD);  // the waiter asks now
-    // Until the home has named the waiter (bounded, so that a lost HANDOFF
-    // fails the test rather than hanging it).
-    for (int polls = 0; counter("msgs_recv_HANDOFF") == handoffs0 && polls < 20000; ++polls) usleep(500);
-    EXPECT_GT(counter("msgs_recv_HANDOFF"), handoffs0) << "the home never named the waiter";
+    // Contention, not a time limit: the home names the waiter (HANDOFF, read
+    // by this thread only when it releases) meanwhile, with a hundred times
+    // the slack of the loop's millisecond.
+    usleep(100000);
     jia_unlock(lock);
   } else {
     MPI_Barrier(MPI_COMM_WORLD);
