@@ -52,7 +52,7 @@ enum class TestFault : uint32_t {
   kWvecDropBlock = 1u << 20,     // a write-vector reply leaves out one written block: stale reads
   kCowdKeepCache = 1u << 21,     // cache-only write detection keeps the copies no notice names at an acquire: stale reads
   kAutoNoStream = 1u << 22,      // the automatic hints' stream detector never matches a stride: no stream, no automatic hint
-  kUntrapRetrapped = 1u << 23,   // a home untraps a page at the very barrier its retrap was noticed: readers refetch it every interval
+  kUntrapCopied = 1u << 23,      // a home untraps pages copied in the interval the barrier ends: readers refetch them every interval
   kHangInFinalize = 1u << 24,    // not a breakage: rank 1's MPI_Finalize never returns, as some MPI libraries' shutdown does
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
@@ -84,7 +84,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kWvecDropBlock, "wvec-drop-block"},
     {TestFault::kCowdKeepCache, "cowd-keep-cache"},
     {TestFault::kAutoNoStream, "auto-no-stream"},
-    {TestFault::kUntrapRetrapped, "untrap-retrapped"},
+    {TestFault::kUntrapCopied, "untrap-copied"},
     {TestFault::kHangInFinalize, "hang-in-finalize"},
 };
 

@@ -119,12 +119,12 @@ void HomeShare::drain(std::vector<uint32_t>* out) const {
   ring_->head = tail;
 }
 
-bool HomeShare::try_untrap(uint32_t page, uint32_t after_epoch) const {
+bool HomeShare::try_untrap(uint32_t page, uint32_t since_epoch) const {
   std::atomic<uint32_t>& w = words_[page];
   uint32_t old = w.load(std::memory_order_seq_cst);
   for (;;) {
     if ((old & (kShareUntrapped | kShareRetrap | kSharePushed)) != 0) return false;
-    if ((old & kShareEpochMask) > after_epoch + 1) return false;  // a copy was taken after the barrier
+    if ((old & kShareEpochMask) > since_epoch) return false;  // a copy was taken in epoch since_epoch or later
     if (w.compare_exchange_weak(old, old | kShareUntrapped, std::memory_order_seq_cst))
       return keep_untrapped_unless_seen(page);
   }

@@ -91,10 +91,10 @@ class HomeShare {
   // Home only: the pages queued since the last drain; clears their retrap bit.
   void drain(std::vector<uint32_t>* out) const;
 
-  // Home only: stops trapping writes unless a copy was taken at or after
-  // epoch `after_epoch` + 1, or the page is queued, or it was ever read
+  // Home only: stops trapping writes unless a copy was taken in epoch
+  // `since_epoch` or later, or the page is queued, or it was ever read
   // one-sided (`seen`). Returns whether it did.
-  bool try_untrap(uint32_t page, uint32_t after_epoch) const;
+  bool try_untrap(uint32_t page, uint32_t since_epoch) const;
   // Home only: untrapped unless anyone ever took a copy (first touch).
   bool try_untrap_fresh(uint32_t page) const;
   // Home only: traps writes to the page again (clears kShareUntrapped, keeps

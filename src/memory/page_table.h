@@ -82,7 +82,6 @@ struct PageMeta {
   bool demanded;              // fetched by a fault and named by no prefetch hint since (a later hint was late)
   bool nt_pending;            // marked by a next-touch point; its home moves at the barrier after its next touch
   bool nt_touched;            // nt_pending, and we fetched it by a fault since the last barrier (touch mode)
-  bool retrapped;             // home: copied while untrapped; not untrapped at the barrier that ends this interval
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it

@@ -487,22 +487,21 @@ void Coherence::auto_hint(uint64_t page, bool demand) {
   if (!a.on_stream) return;
   stats_->auto_streams += a.confirmed;
   stats_->auto_prefetch_late += a.late;
-  // A sequential stream's steps are one range (runs of one home, one
-  // request each); a strided stream's are one page each.
-  if (a.stride == 1) {
-    if (a.prefetch_steps != 0) prefetch_pages(a.prefetch_first, a.prefetch_steps, true);
-  } else {
-    for (uint32_t i = 0; i < a.prefetch_steps; ++i) prefetch_pages(a.prefetch_first + i * a.stride, 1, true);
-  }
+  // `steps` pages from `first`, `a.stride` apart, to `hint`: a sequential
+  // stream's as one range (runs of one home, one request each), a strided
+  // stream's one page each.
+  auto each_step = [&a](uint64_t first, uint64_t steps, auto&& hint) {
+    if (steps == 0) return;
+    if (a.stride == 1) return hint(first, steps);
+    for (uint64_t i = 0; i < steps; ++i) hint(first + i * a.stride, 1);
+  };
+  each_step(a.prefetch_first, a.prefetch_steps, [this](uint64_t f, uint64_t n) { prefetch_pages(f, n, true); });
   // Releases behind the stream take the explicit ones' path, lag included,
   // tagged by the stream's slot, at the lowest priority (given back first).
-  const uint64_t tag = a.stream;
-  if (a.stride == 1) {
-    if (a.release_end > a.release_first)
-      release_pages(a.release_first, a.release_end - a.release_first, 0, tag, true);
-  } else {
-    for (uint64_t q = a.release_first; q < a.release_end; q += a.stride) release_pages(q, 1, 0, tag, true);
-  }
+  const uint64_t behind =
+      a.release_end > a.release_first ? (a.release_end - a.release_first + a.stride - 1) / a.stride : 0;
+  each_step(a.release_first, behind,
+            [this, tag = uint64_t{a.stream}](uint64_t f, uint64_t n) { release_pages(f, n, 0, tag, true); });
 }
 
 void Coherence::release_copies(std::vector<uint32_t>& sorted) {
@@ -864,10 +863,6 @@ void Coherence::drain_retraps(bool quiet) {
     // critical section: every open level gets the notice.
     stack_->note_everywhere(p);
     ++stats_->retraps;
-    // Another process reads the page: the barrier this notice goes to keeps
-    // it trapped (untrap_after_barrier), or the reader would copy it again
-    // untrapped, and every interval would end in one more notice and refetch.
-    (*pages_)[p].retrapped = true;
     if ((*pages_)[p].state == PageState::kHomeUntrapped) {
       transition(p, PageState::kHomeDirty, "synchronization");
       mark_dirty(p);
@@ -915,7 +910,6 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
     PageMeta& m = (*pages_)[p];
     if (m.slot != kNoSlot) cache_->free(m.slot);
     m.slot = kNoSlot;
-    m.retrapped = false;
   }
   // Trapped until untrap_after_barrier finds nobody else holds a copy. The
   // protection (read) does not change.
@@ -956,16 +950,6 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
   std::vector<uint32_t> untrap;
   bool slept = false;
   for (const WriteNotice& n : notices) {
-    // A page copied while untrapped in the interval this barrier ends: its
-    // readers read it again after their copies are dropped (most often
-    // every interval), and an untrapped copy costs a conservative notice
-    // (drain_retraps). Kept trapped, the home notices only its real writes,
-    // and it untraps the page after a barrier whose notice is a real write
-    // of its own that no copy followed (docs/PROTOCOL.md §2.3).
-    PageMeta& m = (*pages_)[n.page];
-    const bool retrapped = m.retrapped && !test_fault(TestFault::kUntrapRetrapped);
-    m.retrapped = false;
-    if (retrapped) continue;
     // Only a notice that makes every other process drop its copy will do:
     // written by us alone or by several (a page written only by another
     // process stays cached there). With home migration on, not a page
@@ -975,11 +959,17 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
     if (n.writer != rank_ && (n.writer != kMultipleWriters || home_migration_)) continue;
     // A next-touch move to a reader: other readers may keep their copies.
     if (n.touch_only) continue;
-    if (m.state != PageState::kHomeClean) continue;
+    if ((*pages_)[n.page].state != PageState::kHomeClean) continue;
     // Test only: a late home, so that readers can copy the page first.
     if (test_fault(TestFault::kSlowUntrap) && !slept) sleep_ns(50'000'000);
     slept = true;
-    if (region_->share().try_untrap(n.page, completed_epoch)) {
+    // Not a page copied in the interval this barrier ends, although the
+    // notice dropped that copy: its readers most often read it again (a
+    // matrix row every iteration), and a copy taken untrapped costs a
+    // conservative notice (drain_retraps), so untrapping it would end every
+    // interval in one more notice and refetch (docs/PROTOCOL.md §2.3).
+    const uint32_t since = test_fault(TestFault::kUntrapCopied) ? completed_epoch + 1 : completed_epoch;
+    if (region_->share().try_untrap(n.page, since)) {
       untrap.push_back(n.page);
       wvec_->forget(n.page);  // its writes go unobserved from now on
     }
@@ -1008,7 +998,6 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.run_source = RunSource::kFault;
     m.demanded = false;
     m.nt_pending = m.nt_touched = false;
-    m.retrapped = false;
     m.wvec_version = 0;
     wvec_->forget(static_cast<uint32_t>(p));
     if (h == rank_) {

@@ -158,8 +158,9 @@ TEST(CacheOnly, HomeWritesAreNotTrappedAndCopiesAreDroppedAtAcquires) {
 // readers' first copies are taken untrapped, so the home notes the pages
 // as written at the next barrier (it cannot tell whether it wrote after
 // the copies), which drops those copies once. That barrier must leave the
-// pages trapped: the readers copy them again in the next interval, and
-// under the control untrap-retrapped, which untraps them there anyway,
+// pages trapped, since they were copied in the interval it ends: the
+// readers copy them again in the next interval, and under the control
+// untrap-copied, which untraps them once the copies are dropped,
 // every interval ends in one more conservative notice and invalidation per
 // page and reader (as jacobi with all homes on rank 0 showed: 4,805
 // invalidations instead of 32).
