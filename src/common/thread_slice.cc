@@ -6,8 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 namespace scopedsm {
 
@@ -49,22 +47,6 @@ int request_thread_slice(uint64_t ns) {
   (void)ns;
   return ENOSYS;
 #endif
-}
-
-uint64_t thread_slice_ns() {
-  FILE* f = std::fopen("/proc/thread-self/sched", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  uint64_t slice = 0;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    if (std::strncmp(line, "se.slice", 8) != 0) continue;
-    const char* colon = std::strchr(line, ':');
-    unsigned long long v = 0;
-    if (colon != nullptr && std::sscanf(colon + 1, "%llu", &v) == 1) slice = v;
-    break;
-  }
-  std::fclose(f);
-  return slice;
 }
 
 }  // namespace scopedsm

@@ -32,9 +32,7 @@ Service::~Service() {
 void Service::start(uint64_t slice_ns) {
   thread_ = std::thread([this, slice_ns] {
     if (slice_ns > 0) {
-      const int err = request_thread_slice(slice_ns);
-      slice_status_.store(err, std::memory_order_release);
-      if (err != 0)
+      if (const int err = request_thread_slice(slice_ns); err != 0)
         SCOPEDSM_LOG(LogLevel::kWarn,
                      "SCOPEDSM_SERVICE_SLICE_US: the kernel refused a %" PRIu64 " us slice for the service thread (%s); "
                      "it keeps the kernel's own (custom slices need Linux 6.12 or later)",

@@ -42,12 +42,8 @@ class Service {
 
   // Starts the service thread. `slice_ns` > 0 (SCOPEDSM_SERVICE_SLICE_US):
   // it asks the kernel for that time slice (common/thread_slice.h), so that
-  // a request wakes it ahead of a computing thread; the result is kept for
-  // slice_status().
+  // a request may wake it ahead of a computing thread; a refusal is logged.
   void start(uint64_t slice_ns = 0);
-  // 0 if the slice asked for was granted (or none was asked for), else the
-  // errno of the refusal. Valid once the thread has begun serving.
-  int slice_status() const { return slice_status_.load(std::memory_order_acquire); }
   // Returns once every process has sent this one its shutdown message.
   void join();
 
@@ -88,7 +84,6 @@ class Service {
   RendezvousManager rendezvous_;
   CondvarManager condvars_;
   std::thread thread_;
-  std::atomic<int> slice_status_{0};
   std::mutex serve_mu_;  // held by whichever thread is serving
   std::atomic<int> shutdowns_{0};
   uint64_t next_stall_check_ns_ = 0;
