@@ -1,9 +1,9 @@
 """Unit tests of ablation.py: the Tab 4.5 rows, changes and report section."""
-import json
 import os
 import tempfile
 import unittest
 
+import bench_files
 from scopedsm_tools import ablation, bench, report
 
 
@@ -66,11 +66,8 @@ class AblationTest(unittest.TestCase):
         self.assertIn("| sor | 2 | 400 | 200 (-50.0%) | 200 (+0.0%) |", md)
         self.assertNotIn("HMIG |", md)  # no hmig runs: no column
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "b.json")
-            with open(path, "w") as f:
-                json.dump(d, f)
             out = os.path.join(tmp, "out")
-            self.assertEqual(report.main([path, "-o", out], {}), 0)
+            self.assertEqual(report.main(bench_files.write_docs(tmp, [("b.json", d)]) + ["-o", out], {}), 0)
             text = open(os.path.join(out, "report.md")).read()
             self.assertIn("The dissertation's ablation", text)
             self.assertIn("(-50.0%)", text)
@@ -82,11 +79,7 @@ class AblationTest(unittest.TestCase):
                       ("sor", "jia-w", 2, 2.0, stats(1000, 200, 100, 50))]), mode="bench")
         b = dict(doc([("sor", "jia-w-c", 2, 1.0, stats(500, 100, 50, 25))]), mode="bench")
         with tempfile.TemporaryDirectory() as tmp:
-            paths = []
-            for name, d in (("a.json", a), ("b.json", b)):
-                paths.append(os.path.join(tmp, name))
-                with open(paths[-1], "w") as f:
-                    json.dump(d, f)
+            paths = bench_files.write_docs(tmp, [("a.json", a), ("b.json", b)])
             merged = report.load_inputs(paths)
             self.assertIn("jia-w@a", {e["config"] for e in merged["summary"]})
             rows = ablation.rows(merged["summary"], merged["runs"])

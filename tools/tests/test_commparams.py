@@ -3,11 +3,11 @@ configurations, --set, --hosts checks, and Table 2 and Table 3 of the report
 on small synthetic results."""
 import contextlib
 import io
-import json
 import os
 import tempfile
 import unittest
 
+import bench_files
 from scopedsm_tools import bench, commparams, report
 
 
@@ -155,11 +155,7 @@ class TablesTest(unittest.TestCase):
                             {"set": [f"SCOPEDSM_FETCH={fetch}"], "hosts": 2})
             inputs += [(f"interrupt-{fetch}", interrupt), (f"bandwidth-{fetch}", bandwidth)]
         with tempfile.TemporaryDirectory() as tmp:
-            paths = []
-            for name, d in inputs:
-                paths.append(os.path.join(tmp, f"{name}.json"))
-                with open(paths[-1], "w") as f:
-                    json.dump(d, f)
+            paths = bench_files.write_docs(tmp, [(f"{name}.json", d) for name, d in inputs])
             self.assertEqual(report.main(paths + ["-o", os.path.join(tmp, "out")], {}), 0)
             with open(os.path.join(tmp, "out", "report.md")) as f:
                 text = f.read()

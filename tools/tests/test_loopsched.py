@@ -1,12 +1,12 @@
 """Unit tests of the loop-scheduling study: the sched-* configurations, the
 kernel apps of apps/loops as bench apps, and the report's ranking section
 (loopsched.py)."""
-import json
 import os
 import stat
 import tempfile
 import unittest
 
+import bench_files
 from scopedsm_tools import apps, bench, loopsched, plots, report, results
 
 
@@ -135,11 +135,7 @@ class RankingTest(unittest.TestCase):
         for r in loaded["runs"] + loaded["summary"]:
             r.pop("load", None)
         with tempfile.TemporaryDirectory() as d:
-            paths = []
-            for name, doc in (("dedicated.json", dedicated), ("loaded.json", loaded)):
-                paths.append(os.path.join(d, name))
-                with open(paths[-1], "w") as f:
-                    json.dump(doc, f)
+            paths = bench_files.write_docs(d, [("dedicated.json", dedicated), ("loaded.json", loaded)])
             out = os.path.join(d, "out")
             self.assertEqual(report.main(paths + ["-o", out], {}), 0)
             with open(os.path.join(out, "report.md")) as f:
