@@ -4,8 +4,8 @@ Reads `scopedsm bench` JSON files, and also micro-benchmark output (one JSON
 object per line, or a JSON array of them), runtime statistics files
 (SCOPEDSM_STATS_FILE) and traces (SCOPEDSM_TRACE). Whatever is missing is
 left out of the report. Writes DIR/report.md and, with matplotlib,
-DIR/speedup.png, breakdown.png, traffic.png and micro.png (and ablation.png
-and loopsched.png for those studies' configurations), and for each
+DIR/speedup.png, breakdown.png, traffic.png and micro.png (and ablation.png,
+loopsched.png and ooc.png for those studies' configurations), and for each
 statistics file ranks-NAME.png: where each process spent its time.
 """
 import argparse
@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from . import ablation, bench, commparams, loopsched, plots, results, taskmig
+from . import ablation, bench, commparams, loopsched, ooc, plots, results, taskmig
 
 
 class ReportError(Exception):
@@ -293,6 +293,10 @@ def write_markdown(path, merged, pictures, notes):
     if lrows and "loopsched" in pictures:
         out += ["![loop schedules](loopsched.png)", ""]
     out += commparams.markdown(summary, runs)
+    orows = ooc.rows(summary, runs)
+    out += ooc.markdown(orows)
+    if orows and "ooc" in pictures:
+        out += ["![out of core](ooc.png)", ""]
     for per in merged["per_rank"]:
         out += per_rank_section(per, pictures)
     for trace in merged["traces"]:
@@ -342,6 +346,7 @@ def main(argv, config):
             "micro": micro_rows(merged["micro"]), "ablation": ablation.rows(merged["summary"], merged["runs"]),
             "loopsched": loopsched.rankings(merged["summary"], merged["runs"]),
             "taskmig": taskmig.rows(merged["summary"], merged_cpus(merged)),
+            "ooc": ooc.rows(merged["summary"], merged["runs"]),
             "ranks": [(per_rank_picture(per), per) for per in merged["per_rank"]]}
     pictures, notes = plots.draw_all(out_dir, data)
     md = os.path.join(out_dir, "report.md")

@@ -1,0 +1,103 @@
+"""Unit tests of ooc.py: the out-of-core study's rows, stall removed and report section."""
+import os
+import tempfile
+import unittest
+
+import bench_files
+from scopedsm_tools import bench, ooc, report
+
+
+def stats(data_times, backing="memory", **counters):
+    # One entry per process; the named counters all go to the last process.
+    n = len(data_times)
+    return {"config": {"home_backing": backing},
+            "ranks": [{"rank": r, "time_s": {"data": t, "total": 1.0},
+                       "counters": dict(counters) if r == n - 1 else {}} for r, t in enumerate(data_times)]}
+
+
+def doc(entries):
+    """entries: (config, size, [(time, stats) per repetition])."""
+    runs, summary = [], []
+    for config, size, reps in entries:
+        first = len(runs)
+        for time, st in reps:
+            runs.append({"app": "ooc", "variant": "dsm", "config": config, "procs": 2, "size": size, "ok": True,
+                         "time_s": time, "stats": st})
+        summary.append({"app": "ooc", "variant": "dsm", "config": config, "procs": 2, "size": size,
+                        "time_s": {"median": sorted(t for t, _ in reps)[len(reps) // 2]}, "stats_run": first})
+    return {"runs": runs, "summary": summary, "mode": "bench"}
+
+
+class OocTest(unittest.TestCase):
+    def remote(self):
+        return doc([
+            ("ooc-demand", "kernel=cg n=64 iters=2 hints=0",
+             [(2.0, stats([0.5, 1.0])), (2.2, stats([0.4, 1.2])), (1.8, stats([0.9, 0.8]))]),
+            ("ooc-explicit", "kernel=cg n=64 iters=2 hints=1",
+             [(1.5, stats([0.5, 0.5], read_faults=11, write_faults=1, remote_fetches=7, hint_prefetch_pages=100, hint_prefetch_filtered=60,
+                          hint_prefetch_requests=5, hint_prefetch_late=3, pages_released=40))]),
+            ("ooc-auto", "kernel=cg n=64 iters=2 hints=0",
+             [(2.5, stats([1.5, 0.2], auto_prefetches=30, auto_prefetch_filtered=2, auto_prefetch_wasted=7,
+                          auto_releases=9, pages_released=8))]),
+            ("default", "kernel=cg n=64 iters=2 hints=0", [(9.0, stats([9.0, 9.0]))]),  # not a case: no row
+        ])
+
+    def test_cases_are_bench_configurations(self):
+        for config in ooc.CASES:
+            self.assertIn(config, bench.CONFIGS)
+        self.assertEqual(bench.CONFIGS["ooc-explicit"]["args"], ["-H", "1"])
+        self.assertEqual(bench.CONFIGS["ooc-both"]["SCOPEDSM_AUTO_HINTS"], "on")
+
+    def test_rows_medians_and_stall_removed(self):
+        d = self.remote()
+        rows = ooc.rows(d["summary"], d["runs"])
+        self.assertEqual(len(rows), 1)
+        kernel, case, procs, by = rows[0]
+        # The size's hints= field is dropped, so explicit and demand share a row.
+        self.assertEqual((kernel, case, procs), ("kernel=cg n=64 iters=2", "remote", 2))
+        self.assertEqual(set(by), {"ooc-demand", "ooc-explicit", "ooc-auto"})
+        # Stall: the slowest process of each run (1.0, 1.2, 0.9), then the median.
+        self.assertEqual(by["ooc-demand"]["stall"], 1.0)
+        self.assertEqual(by["ooc-demand"]["total"], 2.0)
+        self.assertEqual(by["ooc-demand"]["runs"], 3)
+        self.assertEqual(by["ooc-demand"]["removed"], 0.0)
+        self.assertAlmostEqual(by["ooc-explicit"]["removed"], 0.5)
+        self.assertAlmostEqual(by["ooc-auto"]["removed"], -0.5)  # worse than demand: negative
+        # Counters: explicit and automatic hints together.
+        self.assertEqual(by["ooc-explicit"]["issued"], 100)
+        self.assertEqual(by["ooc-explicit"]["filtered"], 60)
+        self.assertEqual(by["ooc-explicit"]["late"], 3)
+        self.assertEqual(by["ooc-auto"]["issued"], 30)
+        self.assertEqual(by["ooc-auto"]["wasted"], 7)
+        self.assertEqual(by["ooc-auto"]["released"], 8)
+
+    def test_home_case_from_the_backing_and_no_demand_run(self):
+        d = doc([("ooc-auto", "kernel=fft n=8 iters=1 hints=0",
+                  [(1.0, stats([0.3, 0.2], backing="file:/var/tmp/x"))])])
+        rows = ooc.rows(d["summary"], d["runs"])
+        self.assertEqual(rows[0][1], "home")
+        self.assertIsNone(rows[0][3]["ooc-auto"]["removed"])  # no demand run to compare with
+        self.assertIn("| – |", "\n".join(ooc.markdown(rows)))
+
+    def test_markdown_and_report_over_two_files(self):
+        home = doc([("ooc-demand", "kernel=cg n=64 iters=2 hints=0",
+                     [(4.0, stats([2.0, 1.0], backing="file:/var/tmp/x"))]),
+                    ("ooc-both", "kernel=cg n=64 iters=2 hints=1",
+                     [(3.0, stats([0.5, 0.5], backing="file:/var/tmp/x", hint_prefetch_pages=5))])])
+        md = "\n".join(ooc.markdown(ooc.rows(self.remote()["summary"], self.remote()["runs"])))
+        self.assertIn("| kernel=cg n=64 iters=2 | remote | 2 | explicit | 0.500 | 1.500 | 12 | 7 | 100 | 60 | 5 | 3 | 0 | "
+                      "40 | +50.0% |", md)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            paths = bench_files.write_docs(tmp, [("remote.json", self.remote()), ("home.json", home)])
+            self.assertEqual(report.main(paths + ["-o", out], {}), 0)
+            with open(os.path.join(out, "report.md")) as f:
+                text = f.read()
+            self.assertIn("## Out of core", text)
+            self.assertIn("| kernel=cg n=64 iters=2 | home | 2 | both | 0.500 | 3.000 | 0 | 0 | 5 |", text)
+            self.assertIn("| +75.0% |", text)
+            self.assertIn("| kernel=cg n=64 iters=2 | remote | 2 | auto |", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
