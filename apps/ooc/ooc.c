@@ -49,18 +49,19 @@
 #include "scopedsm.h"
 
 static const char usage[] =
-    "usage: ooc [-k kernel] [-n size] [-i iterations] [-H 0|1]\n"
+    "usage: ooc [-k kernel] [-n size] [-i iterations] [-H 0|1] [-c pages]\n"
     "  -k  cg, stencil, bucket, fft or mm (default cg)\n"
     "  -n  size: cg matrix rows (default 8192), stencil grid side (default 256, even),\n"
     "      bucket keys (default 2^17), fft points (a power of two, default 2^15),\n"
     "      mm matrix side (default 128)\n"
     "  -i  iterations: cg (default 25), stencil (default 4); the others make one pass\n"
-    "  -H  1: explicit prefetch and release hints in the loops; 0: none (default)\n";
+    "  -H  1: explicit prefetch and release hints in the loops; 0: none (default)\n"
+    "  -c  pages one hint names (a chunk): a power of two, 1 to 64 (default 8)\n";
 
-#define CHUNK_PAGES 8 /* a hint names this many pages */
-#define AHEAD 2       /* prefetched this many chunks ahead */
+#define AHEAD 2 /* prefetched this many chunks ahead */
 
 static int me, procs, hints;
+static long chunk_pages = 8; /* a hint names this many pages (-c) */
 static size_t pg;
 
 /* ------------------------------------------------------------------ hints */
@@ -76,7 +77,7 @@ static void release(unsigned long tag, const void *p, size_t bytes) {
  * prefetches the first AHEAD + 1, each prefetches the chunk AHEAD on and
  * releases the one before. */
 static void sweep_hints(unsigned long tag, const char *base, size_t len, size_t c) {
-  const size_t chunk = CHUNK_PAGES * pg;
+  const size_t chunk = chunk_pages * pg;
   if (!hints) return;
   size_t from = c == 0 ? 0 : (c + AHEAD) * chunk, to = (c + AHEAD + 1) * chunk;
   if (to > len) to = len;
@@ -124,7 +125,7 @@ static void rows_prefetch(const bands *b, long r0, long r1) { rows_hint(b, r0, r
 static void rows_release(int tag, const bands *b, long r0, long r1) { rows_hint(b, r0, r1, tag); }
 /* Rows per hint chunk for rows of `row_bytes`. */
 static long chunk_rows(long row_bytes) {
-  long r = (long)(CHUNK_PAGES * pg) / row_bytes;
+  long r = (long)(chunk_pages * pg) / row_bytes;
   return r > 0 ? r : 1;
 }
 
@@ -359,7 +360,7 @@ static int kernel_bucket(long n) {
   if (cnt == NULL || start == NULL) scopedsm_fatal("ooc: out of memory");
   /* My keys are contiguous: one sweep, chunk hints on it (tag 1). */
   const char *mine = row_at(&keys, lo);
-  const size_t chunk = CHUNK_PAGES * pg, len = (size_t)(hi - lo) * sizeof(uint32_t);
+  const size_t chunk = chunk_pages * pg, len = (size_t)(hi - lo) * sizeof(uint32_t);
   for (long i = lo; i < hi; ++i) {
     const size_t at = (size_t)(i - lo) * sizeof(uint32_t);
     if (at % chunk == 0) sweep_hints(1, mine, len, at / chunk);
@@ -468,7 +469,7 @@ static int kernel_fft(long n) {
   scopedsm_barrier();
   long tlo, thi;
   appkit_block(n / 2, procs, me, &tlo, &thi);
-  const long C = (long)(CHUNK_PAGES * pg / (4 * sizeof(double))); /* butterflies per chunk: a power of two */
+  const long C = (long)(chunk_pages * pg / (4 * sizeof(double))); /* butterflies per chunk: a power of two */
   const double pi = acos(-1.0);
   for (int s = 0; s < bits; ++s) {
     const long h = 1L << s;
@@ -510,7 +511,7 @@ static int kernel_fft(long n) {
     }
     for (long k = 0; k < n; ++k) {
       const size_t at = (size_t)k * 2 * sizeof(double);
-      if (at % (CHUNK_PAGES * pg) == 0) sweep_hints(3, (const char *)x, bytes, at / (CHUNK_PAGES * pg));
+      if (at % (chunk_pages * pg) == 0) sweep_hints(3, (const char *)x, bytes, at / (chunk_pages * pg));
       eX += x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1];
     }
     if (fabs(eX - (double)n * ex) > 1e-9 * (double)n * ex) ok = 0;
@@ -611,8 +612,8 @@ static int kernel_mm(long n) {
 /* ------------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
-  const char *opt[4] = {NULL, NULL, NULL, NULL};
-  appkit_opts(argc, argv, "kniH", opt, usage);
+  const char *opt[5] = {NULL, NULL, NULL, NULL, NULL};
+  appkit_opts(argc, argv, "kniHc", opt, usage);
   const char *kernel = opt[0] != NULL ? opt[0] : "cg";
   long n, iters = 1;
   if (strcmp(kernel, "cg") == 0) {
@@ -632,6 +633,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   hints = (int)appkit_long(opt[3], 'H', 0, 0, 1);
+  chunk_pages = appkit_long(opt[4], 'c', 8, 1, 64);
+  if ((chunk_pages & (chunk_pages - 1)) != 0) {
+    fprintf(stderr, "ooc: -c %ld: the chunk must be a power of two pages (1, 2, 4, ..., 64)\n%s", chunk_pages, usage);
+    return 2;
+  }
 
   scopedsm_init(&argc, &argv);
   me = scopedsm_rank();
@@ -654,8 +660,11 @@ int main(int argc, char **argv) {
   const double t1 = scopedsm_time();
 
   if (me == 0) {
-    char size[96];
-    snprintf(size, sizeof size, "kernel=%s n=%ld iters=%ld hints=%d", kernel, n, iters, hints);
+    char size[112];
+    if (hints)
+      snprintf(size, sizeof size, "kernel=%s n=%ld iters=%ld hints=1 chunk=%ld", kernel, n, iters, chunk_pages);
+    else
+      snprintf(size, sizeof size, "kernel=%s n=%ld iters=%ld hints=0", kernel, n, iters);
     if (!ok) fprintf(stderr, "ooc -k %s: verification FAILED\n", kernel);
     appkit_result("ooc", SCOPEDSM_VARIANT, procs, size, t1 - t0, ok);
   }

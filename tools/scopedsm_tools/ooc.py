@@ -6,8 +6,12 @@ the fraction of the demand case's stall that each hinted case removes.
 
 The case is read from each run's statistics: "home" when the homes were in
 files (`home_backing` file:DIR), else "remote" (pages homed at another
-process, cached in a page cache smaller than the data). The kernel and size
-come from the result line's size string, without its `hints=` field.
+process, cached in a page cache smaller than the data), each marked "node
+sharing off" when every process was a node of its own (pages fetched across
+nodes rather than copied from the home's memory). The kernel and size
+come from the result line's size string, without its `hints=` and `chunk=`
+fields; runs with explicit hints are told apart by their chunk (`ooc -c`, the
+pages one hint names), so a study may compare chunk sizes side by side.
 """
 import statistics
 
@@ -32,12 +36,29 @@ COUNTERS = {
 
 def _kernel(entry):
     size = str(entry.get("size") or "")
-    return " ".join(f for f in size.split() if not f.startswith("hints=")) or "?"
+    return " ".join(f for f in size.split() if not f.startswith(("hints=", "chunk="))) or "?"
+
+
+def _chunk(entry):
+    """The pages one explicit hint names, or None without explicit hints
+    (results from before `ooc -c` say hints=1 alone: their chunk was 8)."""
+    fields = str(entry.get("size") or "").split()
+    for f in fields:
+        if f.startswith("chunk=") and f[6:].isdigit():
+            return int(f[6:])
+    return 8 if "hints=1" in fields else None
+
+
+def _label(case):
+    config, chunk = case
+    return LABEL[config] + (f" ({chunk}-page hints)" if chunk is not None else "")
 
 
 def _case(stats):
-    backing = str(((stats or {}).get("config") or {}).get("home_backing") or "memory")
-    return "home" if backing.startswith("file") else "remote"
+    config = (stats or {}).get("config") or {}
+    case = "home" if str(config.get("home_backing") or "memory").startswith("file") else "remote"
+    # Pages copied from a home on the node, or fetched across nodes.
+    return case + (", node sharing off" if config.get("node_sharing") == "off" else "")
 
 
 def _run_metrics(run):
@@ -55,8 +76,9 @@ def _run_metrics(run):
 
 
 def rows(summary, runs):
-    """[(kernel, case, procs, {config: metrics})]: metrics are medians over the
-    runs of each configuration, plus "removed", 1 - stall / stall(demand)."""
+    """[(kernel, case, procs, {(config, chunk): metrics})], the cases in
+    CASES order (then by chunk): metrics are medians over the runs of each,
+    plus "removed", 1 - stall / stall(demand)."""
     found = {}
     for e in summary:
         config = results.base_config(e)
@@ -71,13 +93,14 @@ def rows(summary, runs):
         med = {k: statistics.median(m[k] for m in ms if m[k] is not None)
                for k in ms[0] if k != "case" and any(m[k] is not None for m in ms)}
         med["runs"] = len(ms)
-        found.setdefault((_kernel(e), ms[0]["case"], e.get("procs")), {})[config] = med
+        found.setdefault((_kernel(e), ms[0]["case"], e.get("procs")), {})[(config, _chunk(e))] = med
     out = []
     for (kernel, case, procs), by in sorted(found.items(), key=lambda kv: (kv[0][1], kv[0][0], str(kv[0][2]))):
-        base = (by.get("ooc-demand") or {}).get("stall")
+        base = (by.get(("ooc-demand", None)) or {}).get("stall")
         for m in by.values():
             m["removed"] = (1.0 - m["stall"] / base) if base else None
-        out.append((kernel, case, procs, by))
+        order = sorted(by, key=lambda c: (CASES.index(c[0]), c[1] or 0))
+        out.append((kernel, case, procs, {c: by[c] for c in order}))
     return out
 
 
@@ -101,11 +124,8 @@ def markdown(table_rows):
                "| late | wasted | released | stall removed |")
     out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for kernel, case, procs, by in table_rows:
-        for config in CASES:
-            m = by.get(config)
-            if m is None:
-                continue
-            out.append(f"| {kernel} | {case} | {procs} | {LABEL[config]} | {_f(m.get('stall'))} | "
+        for c, m in by.items():
+            out.append(f"| {kernel} | {case} | {procs} | {_label(c)} | {_f(m.get('stall'))} | "
                        f"{_f(m.get('total'))} | {m['faults']:,.0f} | {m['transfers']:,.0f} | {m['issued']:,.0f} | {m['filtered']:,.0f} | {m['requests']:,.0f} | "
                        f"{m['late']:,.0f} | {m['wasted']:,.0f} | {m['released']:,.0f} | "
                        f"{_f(m.get('removed'), '{:+.1%}')} |")
@@ -118,21 +138,22 @@ def plot(plt, table_rows, path):
     group per kernel and case."""
     if not table_rows:
         return False
+    cases = sorted({c for *_, by in table_rows for c in by}, key=lambda c: (CASES.index(c[0]), c[1] or 0))
     fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.1 * len(table_rows) + 2), 5.5), sharex=True)
     x = list(range(len(table_rows)))
-    width = 0.8 / len(CASES)
+    width = 0.8 / len(cases)
     for ax, key, title in ((axes[0], "stall", "stall / demand"), (axes[1], "total", "total / demand")):
-        for j, config in enumerate(CASES):
+        for j, c in enumerate(cases):
             vals = []
             for _, _, _, by in table_rows:
-                base = (by.get("ooc-demand") or {}).get(key)
-                m = by.get(config)
+                base = (by.get(("ooc-demand", None)) or {}).get(key)
+                m = by.get(c)
                 vals.append(m[key] / base if m and base else 0)
-            ax.bar([i + (j - (len(CASES) - 1) / 2) * width for i in x], vals, width, label=LABEL[config])
+            ax.bar([i + (j - (len(cases) - 1) / 2) * width for i in x], vals, width, label=_label(c))
         ax.axhline(1.0, color="grey", linewidth=0.8)
         ax.set_ylabel(title, fontsize="small")
     axes[0].set_title("Out of core: each case relative to demand paging (lower is better)")
-    axes[0].legend(fontsize="small", ncol=len(CASES))
+    axes[0].legend(fontsize="small", ncol=min(4, len(cases)))
     axes[1].set_xticks(x)
     axes[1].set_xticklabels([f"{k.split()[0].replace('kernel=', '')}\n{c} np={p}" for k, c, p, _ in table_rows],
                             fontsize="small")
