@@ -25,7 +25,9 @@ LABEL = {"ooc-demand": "demand", "ooc-explicit": "explicit", "ooc-auto": "auto",
 COUNTERS = {
     "faults": ("read_faults", "write_faults"),
     "transfers": ("remote_fetches",),
-    "issued": ("hint_prefetch_pages", "auto_prefetches"),
+    # Pages named: the program's hints count them as named; the engine's own
+    # as fetched, filtered or dropped.
+    "issued": ("hint_prefetch_pages", "auto_prefetches", "auto_prefetch_filtered", "auto_prefetch_dropped"),
     "filtered": ("hint_prefetch_filtered", "auto_prefetch_filtered"),
     "requests": ("hint_prefetch_requests", "auto_prefetch_requests"),
     "late": ("hint_prefetch_late", "auto_prefetch_late"),
@@ -155,6 +157,6 @@ def plot(plt, table_rows, path):
     axes[0].set_title("Out of core: each case relative to demand paging (lower is better)")
     axes[0].legend(fontsize="small", ncol=min(4, len(cases)))
     axes[1].set_xticks(x)
-    axes[1].set_xticklabels([f"{k.split()[0].replace('kernel=', '')}\n{c} np={p}" for k, c, p, _ in table_rows],
-                            fontsize="small")
+    axes[1].set_xticklabels([f"{k.split()[0].replace('kernel=', '')} np={p}\n" + c.replace(", ", "\n")
+                             for k, c, p, _ in table_rows], fontsize="small")
     return figures.save(plt, fig, path)

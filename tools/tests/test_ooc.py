@@ -67,7 +67,7 @@ class OocTest(unittest.TestCase):
         self.assertEqual(by[("ooc-explicit", 8)]["issued"], 100)
         self.assertEqual(by[("ooc-explicit", 8)]["filtered"], 60)
         self.assertEqual(by[("ooc-explicit", 8)]["late"], 3)
-        self.assertEqual(by[("ooc-auto", None)]["issued"], 30)
+        self.assertEqual(by[("ooc-auto", None)]["issued"], 32)  # 30 fetched and 2 filtered
         self.assertEqual(by[("ooc-auto", None)]["wasted"], 7)
         self.assertEqual(by[("ooc-auto", None)]["released"], 8)
 
