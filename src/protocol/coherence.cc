@@ -68,7 +68,8 @@ Coherence::Coherence(const CoherenceParts& p)
       home_memory_pages_(p.home_memory_pages),
       auto_hints_(p.auto_hints),
       streams_(p.cache->capacity() / 2, p.cache->capacity() / 2,
-               (p.test_faults & static_cast<uint32_t>(TestFault::kAutoNoStream)) != 0) {
+               (p.test_faults & static_cast<uint32_t>(TestFault::kAutoNoStream)) != 0),
+      auto_over_hints_((p.test_faults & static_cast<uint32_t>(TestFault::kAutoOverHints)) != 0) {
   message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
@@ -387,7 +388,10 @@ void Coherence::prefetch_pages(uint64_t first, uint64_t count, bool automatic) {
   uint64_t& dropped = automatic ? stats_->auto_prefetch_dropped : stats_->hint_prefetch_dropped;
   uint64_t& requests = automatic ? stats_->auto_prefetch_requests : stats_->hint_prefetch_requests;
   uint64_t& fetched = automatic ? stats_->auto_prefetches : stats_->hint_prefetch_fetched;
-  if (!automatic) stats_->hint_prefetch_pages += count;
+  if (!automatic) {
+    stats_->hint_prefetch_pages += count;
+    if (auto_hints_) named_.add(first, count, epoch_);
+  }
   const uint64_t end = first + count;
   bool any_home = false;
   uint64_t p = first;
@@ -483,6 +487,13 @@ void Coherence::auto_hint(uint64_t page, bool demand) {
   // The program is using the page: a release named earlier no longer holds
   // (and the prefetches below must not take its slot).
   released_copies_.remove(static_cast<uint32_t>(page));
+  // The program's own hints take precedence: a fault in a range they named
+  // this interval is theirs to follow (the engine's streams would cut their
+  // runs into pieces and fetch what they fetch).
+  if (!auto_over_hints_ && named_.contains(page, epoch_)) {
+    ++stats_->auto_deferred;
+    return;
+  }
   const StreamAdvice a = streams_.on_fault(page, demand, pages_->allocated());
   if (!a.on_stream) return;
   stats_->auto_streams += a.confirmed;

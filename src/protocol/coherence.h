@@ -295,6 +295,8 @@ class Coherence {
   StreamTable streams_;            // SCOPEDSM_AUTO_HINTS
   ReleaseLag release_lag_;         // the program's releases, by call site
   ReleaseLag auto_release_lag_;    // SCOPEDSM_AUTO_HINTS releases, by stream slot
+  NamedRanges named_;              // the program's prefetch hints this interval (SCOPEDSM_AUTO_HINTS stands aside)
+  const bool auto_over_hints_;     // test fault auto-over-hints: it does not
   ReleaseBuffer released_copies_;  // cached pages released, buffered
   ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
   uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)

@@ -10,6 +10,18 @@ std::optional<PageRange> ReleaseLag::pass(uint64_t tag, const PageRange& range) 
   return before;
 }
 
+void NamedRanges::add(uint64_t first, uint64_t count, uint32_t epoch) {
+  if (count == 0) return;
+  ring_[next_] = Entry{first, first + count, epoch};
+  next_ = (next_ + 1) % kSize;
+}
+
+bool NamedRanges::contains(uint64_t page, uint32_t epoch) const {
+  for (const Entry& e : ring_)
+    if (e.end != 0 && e.epoch == epoch && page >= e.first && page < e.end) return true;
+  return false;
+}
+
 void ReleaseBuffer::add(uint32_t page, uint32_t priority) {
   remove(page);
   const Key key{priority, next_seq_++, page};

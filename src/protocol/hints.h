@@ -10,6 +10,10 @@
 //   ReleaseBuffer  releases waiting, ordered by priority (the program's
 //                  guess of how soon it will use the page again: lowest
 //                  first), then by age (oldest first). A page is in it once.
+//   NamedRanges    the ranges the program's own prefetch hints named in the
+//                  current interval (the last kSize of them): with
+//                  automatic hints on as well, the engine leaves the faults
+//                  in them to the program, whose hints take precedence.
 //
 // The coherence engine decides what giving a page back means (a cache slot
 // freed, a dirty page's diff sent home first, a home page's memory handed
@@ -18,6 +22,7 @@
 // Thread owner: the application thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -41,6 +46,25 @@ class ReleaseLag {
 
  private:
   std::unordered_map<uint64_t, PageRange> held_;
+};
+
+class NamedRanges {
+ public:
+  static constexpr size_t kSize = 32;
+  // Notes [first, first + count), named in interval `epoch`; the oldest of
+  // a full ring goes.
+  void add(uint64_t first, uint64_t count, uint32_t epoch);
+  // Whether a range named in interval `epoch` holds `page`.
+  bool contains(uint64_t page, uint32_t epoch) const;
+
+ private:
+  struct Entry {
+    uint64_t first = 0;
+    uint64_t end = 0;  // 0: unused
+    uint32_t epoch = 0;
+  };
+  std::array<Entry, kSize> ring_{};
+  size_t next_ = 0;
 };
 
 class ReleaseBuffer {

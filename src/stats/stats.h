@@ -65,6 +65,7 @@ namespace scopedsm {
   X(auto_prefetch_used)          \
   X(auto_prefetch_late)          \
   X(auto_prefetch_wasted)        \
+  X(auto_deferred)               \
   X(auto_releases)               \
   X(pages_released)              \
   X(release_flushed)             \

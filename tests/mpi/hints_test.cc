@@ -262,4 +262,35 @@ TEST(AutoHints, ASequentialSweepLargerThanTheCacheIsPrefetchedAheadAndReleasedBe
   scopedsm_barrier();
 }
 
+// Explicit and automatic hints at once: the program's hints take precedence
+// in the ranges they name. A sweep over pages homed elsewhere, four times
+// the cache, prefetches each 4-page chunk one chunk ahead and releases the
+// one behind; the faults it still takes (each run's last page, its
+// tripwire, every fourth page) are in named ranges, so the engine finds no
+// stream in them and fetches nothing of its own (mpi.auto_hints.np2; the
+// control mpi.broken.auto-over-hints lets it, and must fail).
+TEST(AutoHints, TheProgramsHintsTakePrecedenceInTheRangesTheyName) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  const size_t n = 64, chunk = 4;
+  uint64_t* a = homed_at_zero(37, n);
+  if (rank() == 1) {
+    const uint64_t fetched0 = counter("auto_prefetches"), deferred0 = counter("auto_deferred"),
+                   hinted0 = counter("hint_prefetch_fetched");
+    scopedsm_prefetch(a, chunk * page());
+    for (size_t p = 0; p < n; ++p) {
+      if (p % chunk == 0) {
+        if (p + chunk < n) scopedsm_prefetch(reinterpret_cast<char*>(a) + (p + chunk) * page(), chunk * page());
+        if (p >= chunk) scopedsm_release(reinterpret_cast<char*>(a) + (p - chunk) * page(), chunk * page(), 0);
+      }
+      ASSERT_EQ(at(a, p), pattern(37, p)) << "page " << p;
+    }
+    if (auto_hints()) {
+      EXPECT_GT(counter("hint_prefetch_fetched") - hinted0, n / 2);
+      EXPECT_GT(counter("auto_deferred") - deferred0, 0u);
+      EXPECT_EQ(counter("auto_prefetches") - fetched0, 0u) << "automatic hints fetched inside the program's ranges";
+    }
+  }
+  scopedsm_barrier();
+}
+
 }  // namespace

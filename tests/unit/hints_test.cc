@@ -1,5 +1,6 @@
 // The release layer of the hints (protocol/hints.h): the lag-by-one filter
-// per call site and the priority-ordered buffer.
+// per call site and the priority-ordered buffer; and the ranges the
+// program's prefetch hints named, where automatic hints stand aside.
 #include "protocol/hints.h"
 
 #include <gtest/gtest.h>
@@ -58,6 +59,29 @@ TEST(ReleaseBuffer, APageIsInItOnceAtItsLatestPriority) {
   b.remove(8);  // dropped meanwhile (invalidated): no longer offered
   EXPECT_FALSE(b.contains(8));
   EXPECT_FALSE(b.take(&p));
+}
+
+TEST(NamedRanges, HoldsTheRangesOfTheCurrentIntervalOnly) {
+  NamedRanges named;
+  EXPECT_FALSE(named.contains(0, 0));  // nothing named: not even page 0 of interval 0
+  named.add(10, 4, 3);
+  EXPECT_TRUE(named.contains(10, 3));
+  EXPECT_TRUE(named.contains(13, 3));
+  EXPECT_FALSE(named.contains(14, 3));  // past the end
+  EXPECT_FALSE(named.contains(9, 3));
+  EXPECT_FALSE(named.contains(10, 4));  // a later interval: the hint no longer holds
+  named.add(20, 0, 3);                  // an empty range names nothing
+  EXPECT_FALSE(named.contains(20, 3));
+}
+
+TEST(NamedRanges, AFullRingForgetsTheOldestRange) {
+  NamedRanges named;
+  for (uint64_t i = 0; i < NamedRanges::kSize; ++i) named.add(100 * i, 1, 0);
+  EXPECT_TRUE(named.contains(0, 0));
+  named.add(5000, 1, 0);  // the ring is full: range 0 goes
+  EXPECT_FALSE(named.contains(0, 0));
+  EXPECT_TRUE(named.contains(100, 0));
+  EXPECT_TRUE(named.contains(5000, 0));
 }
 
 }  // namespace
