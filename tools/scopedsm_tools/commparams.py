@@ -27,7 +27,7 @@ A sweep name given to `--configs` (SWEEPS: `sweep-interrupt`,
 `sweep-bandwidth-rel`, `sweep-unit`, `sweep-node-procs`, ...) stands for
 `default` (no injected cost: the baseline of Table 2) and its points.
 """
-from . import results
+from . import figures, results
 
 ABSOLUTE_MHZ = 200
 RELATIVE_MHZ = 5000
@@ -346,3 +346,26 @@ def markdown(summary, runs):
                        f"{busy:.3g} | " + " | ".join(_rate(rates[k]) for k, _ in EVENTS) + " |")
         out.append("")
     return out
+
+
+def plot(plt, t3, path):
+    """Table 3 as a heat map: a row per (app, np, tag), a column per sweep
+    with a value, each cell the slowdown in percent (red: slower at the dear
+    end, blue: faster; the colour saturates at +-100%)."""
+    rows = [r for r in (t3 or []) if any(c is not None for c in r[3])]
+    if not rows:
+        return False
+    titles = [t for t, _ in table3_columns()]
+    used = [i for i in range(len(titles)) if any(r[3][i] is not None for r in rows)]
+    grid = [[r[3][i] if r[3][i] is not None else float("nan") for i in used] for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(used) + 3), 0.42 * len(rows) + 2.2))
+    ax.imshow(grid, cmap="RdBu_r", vmin=-100, vmax=100, aspect="auto")
+    for y, line in enumerate(grid):
+        for x, v in enumerate(line):
+            ax.text(x, y, "–" if v != v else f"{v:+.0f}%", ha="center", va="center", fontsize="x-small")
+    ax.set_xticks(range(len(used)))
+    ax.set_xticklabels([titles[i] for i in used], rotation=35, ha="right", fontsize="small")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([f"{a} np={p}" + (f" {t}" if t else "") for a, p, t, _ in rows], fontsize="x-small")
+    ax.set_title("Table 3: maximum slowdown over each sweep", fontsize="medium")
+    return figures.save(plt, fig, path)

@@ -2,7 +2,7 @@
 matplotlib the report still has its tables, and says so."""
 import os
 
-from . import ablation, figures, loopsched, ooc, results, taskmig
+from . import ablation, commparams, figures, loopsched, ooc, results, taskmig
 
 # Colours of the JIAJIA categories, in results.TIME_CATEGORIES order.
 CATEGORY_COLOURS = ["#4c72b0", "#dd8452", "#c44e52", "#8172b3", "#937860", "#55a868"]
@@ -38,7 +38,8 @@ def draw_all(out_dir, data):
     drawn = []
     drawers = (("speedup", speedup), ("breakdown", breakdown), ("traffic", traffic), ("micro", micro),
                ("ablation", ablation.plot), ("loopsched", loopsched.plot),
-               ("taskmig", taskmig.plot), ("ooc", ooc.plot))
+               ("taskmig", taskmig.plot), ("ooc", ooc.plot),
+               ("commparams", commparams.plot))
     jobs = [(name, draw, data.get(name if name != "traffic" else "breakdown")) for name, draw in drawers]
     jobs += [(name, ranks, per) for name, per in data.get("ranks", [])]
     for name, draw, what in jobs:

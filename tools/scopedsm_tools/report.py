@@ -5,7 +5,7 @@ object per line, or a JSON array of them), runtime statistics files
 (SCOPEDSM_STATS_FILE) and traces (SCOPEDSM_TRACE). Whatever is missing is
 left out of the report. Writes DIR/report.md and, with matplotlib,
 DIR/speedup.png, breakdown.png, traffic.png and micro.png (and ablation.png,
-loopsched.png and ooc.png for those studies' configurations), and for each
+loopsched.png, ooc.png and commparams.png for those studies' configurations), and for each
 statistics file ranks-NAME.png: where each process spent its time.
 """
 import argparse
@@ -293,6 +293,8 @@ def write_markdown(path, merged, pictures, notes):
     if lrows and "loopsched" in pictures:
         out += ["![loop schedules](loopsched.png)", ""]
     out += commparams.markdown(summary, runs)
+    if "commparams" in pictures:
+        out += ["![Table 3](commparams.png)", ""]
     orows = ooc.rows(summary, runs)
     out += ooc.markdown(orows)
     if orows and "ooc" in pictures:
@@ -347,6 +349,7 @@ def main(argv, config):
             "loopsched": loopsched.rankings(merged["summary"], merged["runs"]),
             "taskmig": taskmig.rows(merged["summary"], merged_cpus(merged)),
             "ooc": ooc.rows(merged["summary"], merged["runs"]),
+            "commparams": commparams.table3(merged["summary"]),
             "ranks": [(per_rank_picture(per), per) for per in merged["per_rank"]]}
     pictures, notes = plots.draw_all(out_dir, data)
     md = os.path.join(out_dir, "report.md")

@@ -159,6 +159,13 @@ class TablesTest(unittest.TestCase):
             self.assertEqual(report.main(paths + ["-o", os.path.join(tmp, "out")], {}), 0)
             with open(os.path.join(tmp, "out", "report.md")) as f:
                 text = f.read()
+            plotted = os.path.exists(os.path.join(tmp, "out", "commparams.png"))
+        try:
+            import matplotlib  # noqa: F401
+            self.assertTrue(plotted)  # Table 3 drawn, and named in the report
+            self.assertIn("![Table 3](commparams.png)", text)
+        except ImportError:
+            self.assertFalse(plotted)
         self.assertIn("## Bilas and Singh's Table 3", text)
         self.assertIn("## Bilas and Singh's Table 2", text)
         self.assertIn("### interrupt cost (absolute): compute time relative to the first point", text)
@@ -168,6 +175,7 @@ class TablesTest(unittest.TestCase):
         self.assertRegex(t3, r"\| fft \| 2 \| SCOPEDSM_FETCH=message hosts=2 \| – \| – \| \+83\.3% \| \+87\.5% \|")
         self.assertEqual(len([line for line in t3.split("###")[0].splitlines() if line.startswith("| fft")]), 2)
         self.assertRegex(text, r"\| fft \| 2 \| SCOPEDSM_FETCH=rma hosts=2 \| net-achievable \| 2 \|")
+
 
 if __name__ == "__main__":
     unittest.main()
