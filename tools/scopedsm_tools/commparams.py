@@ -348,6 +348,15 @@ def markdown(summary, runs):
     return out
 
 
+def _short_tag(tag):
+    """A tag for a plot's label: SCOPEDSM_ dropped, a long value elided."""
+    parts = []
+    for part in tag.split():
+        name, _, value = part.removeprefix("SCOPEDSM_").partition("=")
+        parts.append(name + ("=" + (value if len(value) <= 12 else "…") if value else ""))
+    return " ".join(parts)
+
+
 def plot(plt, t3, path):
     """Table 3 as a heat map: a row per (app, np, tag), a column per sweep
     with a value, each cell the slowdown in percent (red: slower at the dear
@@ -366,6 +375,7 @@ def plot(plt, t3, path):
     ax.set_xticks(range(len(used)))
     ax.set_xticklabels([titles[i] for i in used], rotation=35, ha="right", fontsize="small")
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([f"{a} np={p}" + (f" {t}" if t else "") for a, p, t, _ in rows], fontsize="x-small")
+    ax.set_yticklabels([f"{a} np={p}" + (f" {_short_tag(t)}" if t else "") for a, p, t, _ in rows],
+                       fontsize="x-small")
     ax.set_title("Table 3: maximum slowdown over each sweep", fontsize="medium")
     return figures.save(plt, fig, path)
