@@ -388,10 +388,8 @@ void Coherence::prefetch_pages(uint64_t first, uint64_t count, bool automatic) {
   uint64_t& dropped = automatic ? stats_->auto_prefetch_dropped : stats_->hint_prefetch_dropped;
   uint64_t& requests = automatic ? stats_->auto_prefetch_requests : stats_->hint_prefetch_requests;
   uint64_t& fetched = automatic ? stats_->auto_prefetches : stats_->hint_prefetch_fetched;
-  if (!automatic) {
-    stats_->hint_prefetch_pages += count;
-    if (auto_hints_) named_.add(first, count, epoch_);
-  }
+  if (!automatic) stats_->hint_prefetch_pages += count;
+  const uint64_t dropped_before = dropped;
   const uint64_t end = first + count;
   bool any_home = false;
   uint64_t p = first;
@@ -441,6 +439,10 @@ void Coherence::prefetch_pages(uint64_t first, uint64_t count, bool automatic) {
     }
     p += n;
   }
+  // The program's hint takes precedence over the engine's own in its range
+  // only where it took effect: a range of which pages were dropped (no room)
+  // is left to the engine, or its faults would fetch one page each.
+  if (!automatic && auto_hints_ && dropped == dropped_before) named_.add(first, count, epoch_);
   if (!any_home || !region_->file_backed()) return;
   // Out-of-core home pages: one residency check for the range, one
   // read-ahead per run of home pages not in memory.

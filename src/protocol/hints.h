@@ -10,10 +10,11 @@
 //   ReleaseBuffer  releases waiting, ordered by priority (the program's
 //                  guess of how soon it will use the page again: lowest
 //                  first), then by age (oldest first). A page is in it once.
-//   NamedRanges    the ranges the program's own prefetch hints named in the
-//                  current interval (the last kSize of them): with
-//                  automatic hints on as well, the engine leaves the faults
-//                  in them to the program, whose hints take precedence.
+//   NamedRanges    the ranges the program's own prefetch hints named, and
+//                  fetched whole, in the current interval (the last kSize
+//                  of them): with automatic hints on as well, the engine
+//                  leaves the faults in them to the program, whose hints
+//                  take precedence.
 //
 // The coherence engine decides what giving a page back means (a cache slot
 // freed, a dirty page's diff sent home first, a home page's memory handed
