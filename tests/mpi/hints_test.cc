@@ -293,4 +293,30 @@ TEST(AutoHints, TheProgramsHintsTakePrecedenceInTheRangesTheyName) {
   scopedsm_barrier();
 }
 
+// ... but only where they took effect: a hint whose pages were dropped for
+// want of room names nothing, so the faults in its range stay the engine's
+// (deferring to it would leave each of them a one-page fetch). The cache
+// is filled with hinted pages first (hints never evict unreleased pages),
+// so the next hint is dropped whole.
+TEST(AutoHints, AHintDroppedForWantOfRoomLeavesItsRangeToTheEngine) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  const size_t cache = cache_pages();
+  const bool small = auto_hints() && cache <= 64;
+  const size_t fill = small ? 2 * cache : 8, n = 8;
+  uint64_t* b = homed_at_zero(43, fill);
+  uint64_t* a = homed_at_zero(47, n);
+  if (rank() == 1) {
+    scopedsm_prefetch(b, fill * page());  // takes every free and released slot
+    const uint64_t dropped0 = counter("hint_prefetch_dropped"), deferred0 = counter("auto_deferred");
+    scopedsm_prefetch(a, n * page());
+    for (size_t p = 0; p < n; ++p) ASSERT_EQ(at(a, p), pattern(47, p)) << "page " << p;
+    if (small) {
+      EXPECT_EQ(counter("hint_prefetch_dropped") - dropped0, n);
+      EXPECT_EQ(counter("auto_deferred") - deferred0, 0u) << "faults deferred to a hint that was dropped";
+    }
+    for (size_t p = 0; p < fill; ++p) ASSERT_EQ(at(b, p), pattern(43, p)) << "page " << p;
+  }
+  scopedsm_barrier();
+}
+
 }  // namespace
