@@ -34,6 +34,7 @@ SCOPEDSM_IP names the ip command (default: ip from PATH).
 """
 import fcntl
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -287,15 +288,37 @@ class Hosts:
             self.tmpdir = None
 
 
-def leftover_dirs():
-    """The agent and host-file directories of launchers that are gone."""
-    found = []
-    tmp = tempfile.gettempdir()
+# Open MPI's shared-memory segments of processes on the namespaced hosts are
+# named after the host: /dev/shm/vader_segment.scopedsm-h<i>.<job>.<rank>.
+# A job ended by SIGKILL or SIGTERM leaves them behind.
+SHM_SEGMENT = re.compile(r"^vader_segment\.scopedsm-h\d+\.")
+
+
+def _launcher_dirs(tmp=None):
+    """(path, launcher pid) of every launcher's agent and host-file directory."""
+    tmp = tmp or tempfile.gettempdir()
     for name in os.listdir(tmp):
         pid, dash, _rest = name[len(TMP_PREFIX):].partition("-")
-        if name.startswith(TMP_PREFIX) and dash and pid.isdigit() and not pid_alive(int(pid)):
-            found.append(os.path.join(tmp, name))
-    return found
+        if name.startswith(TMP_PREFIX) and dash and pid.isdigit():
+            yield os.path.join(tmp, name), int(pid)
+
+
+def launcher_running(tmp=None):
+    """True if a `scopedsm run --hosts` launcher is alive (its files' pid runs)."""
+    return any(pid_alive(pid) for _, pid in _launcher_dirs(tmp))
+
+
+def stale_segments(shm="/dev/shm", tmp=None):
+    """The namespaced hosts' MPI segments in `shm`, when no launcher runs
+    (hosts' names are shared by launchers, so while one runs, none is stale)."""
+    if not os.path.isdir(shm) or launcher_running(tmp):
+        return []
+    return [os.path.join(shm, n) for n in sorted(os.listdir(shm)) if SHM_SEGMENT.match(n)]
+
+
+def leftover_dirs():
+    """The agent and host-file directories of launchers that are gone."""
+    return [path for path, pid in _launcher_dirs() if not pid_alive(pid)]
 
 
 def leftovers(ip):
@@ -334,7 +357,10 @@ CLEANUP_USAGE = """usage: scopedsm cleanup
 Removes the network namespaces (scopedsm-<pid>-h<i>), the bridge and veths
 (sdsm<pid in base 36>b, ...v<i>) and the files (<tmp>/scopedsm-hosts-<pid>-*)
 that a `scopedsm run --hosts` left behind when it was killed with SIGKILL,
-with the processes still running inside the namespaces.
+with the processes still running inside the namespaces, and, when no
+launcher is running, the MPI library's shared-memory segments named after
+the hosts (/dev/shm/vader_segment.scopedsm-h<i>.*), which a job killed
+with a signal leaves behind.
 Those of launchers still running are left alone.
 """
 
@@ -361,6 +387,12 @@ def cleanup_main(argv):
     dirs = leftover_dirs()
     for d in dirs:
         shutil.rmtree(d, ignore_errors=True)
-    removed = namespaces + links + dirs
+    segments = stale_segments()
+    for path in segments:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    removed = namespaces + links + dirs + segments
     print("scopedsm cleanup: " + (f"removed {' '.join(removed)}" if removed else "nothing left behind"))
     return 0

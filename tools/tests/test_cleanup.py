@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stdout
 
-from scopedsm_tools import cleanup
+from scopedsm_tools import cleanup, hosts
 
 
 def dead_pid():
@@ -31,6 +31,22 @@ class CleanupTest(unittest.TestCase):
             self.assertTrue(os.path.exists(mine))   # its process runs
             self.assertTrue(os.path.exists(other))  # not one of ours
             self.assertIn(gone, out.getvalue())
+
+    def test_the_hosts_mpi_segments_go_only_when_no_launcher_runs(self):
+        # A --hosts job killed by a signal leaves Open MPI's segments, named
+        # after the namespaced hosts, in /dev/shm.
+        with tempfile.TemporaryDirectory() as shm, tempfile.TemporaryDirectory() as tmp:
+            ours = [os.path.join(shm, n) for n in ("vader_segment.scopedsm-h0.24380001.0",
+                                                   "vader_segment.scopedsm-h12.5.3")]
+            others = [os.path.join(shm, n) for n in ("vader_segment.vm.0.25630001.0", "scopedsm-h0-notes")]
+            for path in ours + others:
+                open(path, "w").close()
+            os.mkdir(os.path.join(tmp, f"{hosts.TMP_PREFIX}{dead_pid()}-x1y2"))
+            self.assertEqual(hosts.stale_segments(shm, tmp), sorted(ours))
+            # A launcher that runs may own them: none is stale.
+            os.mkdir(os.path.join(tmp, f"{hosts.TMP_PREFIX}{os.getpid()}-a1b2"))
+            self.assertEqual(hosts.stale_segments(shm, tmp), [])
+            self.assertEqual(hosts.stale_segments(os.path.join(shm, "missing"), tmp), [])
 
     def test_a_missing_directory_is_an_error(self):
         with redirect_stdout(io.StringIO()):
