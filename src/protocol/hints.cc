@@ -14,9 +14,12 @@ void NamedRanges::add(uint64_t first, uint64_t count, uint32_t epoch) {
   if (count == 0) return;
   ring_[next_] = Entry{first, first + count, epoch};
   next_ = (next_ + 1) % kSize;
+  named_ = true;
+  last_epoch_ = epoch;
 }
 
 bool NamedRanges::contains(uint64_t page, uint32_t epoch) const {
+  if (!named_ || last_epoch_ != epoch) return false;
   for (const Entry& e : ring_)
     if (e.end != 0 && e.epoch == epoch && page >= e.first && page < e.end) return true;
   return false;

@@ -55,7 +55,9 @@ class NamedRanges {
   // Notes [first, first + count), named in interval `epoch`; the oldest of
   // a full ring goes.
   void add(uint64_t first, uint64_t count, uint32_t epoch);
-  // Whether a range named in interval `epoch` holds `page`.
+  // Whether a range named in interval `epoch` holds `page`. Called at every
+  // fault with automatic hints on: an interval in which nothing was named
+  // (a program that gives no hints) answers without a scan.
   bool contains(uint64_t page, uint32_t epoch) const;
 
  private:
@@ -66,6 +68,8 @@ class NamedRanges {
   };
   std::array<Entry, kSize> ring_{};
   size_t next_ = 0;
+  bool named_ = false;      // any range ever
+  uint32_t last_epoch_ = 0;  // the interval of the newest range (intervals only grow)
 };
 
 class ReleaseBuffer {

@@ -1,5 +1,4 @@
 """Unit tests of ablation.py: the Tab 4.5 rows, changes and report section."""
-import os
 import tempfile
 import unittest
 
@@ -65,12 +64,11 @@ class AblationTest(unittest.TestCase):
         md = "\n".join(ablation.markdown(ablation.rows(d["summary"], d["runs"])))
         self.assertIn("| sor | 2 | 400 | 200 (-50.0%) | 200 (+0.0%) |", md)
         self.assertNotIn("HMIG |", md)  # no hmig runs: no column
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "out")
-            self.assertEqual(report.main(bench_files.write_docs(tmp, [("b.json", d)]) + ["-o", out], {}), 0)
-            text = open(os.path.join(out, "report.md")).read()
-            self.assertIn("The dissertation's ablation", text)
-            self.assertIn("(-50.0%)", text)
+        status, text, drawn = bench_files.report_of([("b.json", d)])
+        self.assertEqual(status, 0)
+        self.assertIn("The dissertation's ablation", text)
+        self.assertIn("(-50.0%)", text)
+        self.assertEqual("ablation" in drawn, bench_files.can_plot())
 
     def test_steps_pair_across_merged_files(self):
         # Two bench files read together: report renames their configurations

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 import bench_files
-from scopedsm_tools import apps, bench, loopsched, plots, report, results
+from scopedsm_tools import apps, bench, loopsched, results
 
 
 def stats(grabs, steals, syncs, messages):
@@ -134,16 +134,10 @@ class RankingTest(unittest.TestCase):
         # A file from before runs recorded their load: the file's setting counts.
         for r in loaded["runs"] + loaded["summary"]:
             r.pop("load", None)
-        with tempfile.TemporaryDirectory() as d:
-            paths = bench_files.write_docs(d, [("dedicated.json", dedicated), ("loaded.json", loaded)])
-            out = os.path.join(d, "out")
-            self.assertEqual(report.main(paths + ["-o", out], {}), 0)
-            with open(os.path.join(out, "report.md")) as f:
-                text = f.read()
-            drawn = os.path.exists(os.path.join(out, "loopsched.png"))
-        self.assertEqual(drawn, plots._pyplot() is not None)
-        if drawn:
-            self.assertIn("![loop schedules](loopsched.png)", text)
+        status, text, drawn = bench_files.report_of([("dedicated.json", dedicated), ("loaded.json", loaded)])
+        self.assertEqual(status, 0)
+        self.assertEqual("loopsched" in drawn, bench_files.can_plot())
+        self.assertEqual("![loop schedules](loopsched.png)" in text, bench_files.can_plot())
         self.assertIn("## Loop scheduling: the schemes ranked", text)
         self.assertIn("| loops-ac | 2 | dedicated (`dedicated`) | ABS < Static < SS |", text)
         self.assertIn("| loops-ac | 2 | loaded 0,2 (`loaded`) | ABS < Static < SS |", text)

@@ -1,10 +1,8 @@
 """Unit tests of ooc.py: the out-of-core study's rows, stall removed and report section."""
-import os
-import tempfile
 import unittest
 
 import bench_files
-from scopedsm_tools import bench, ooc, report
+from scopedsm_tools import bench, ooc
 
 
 def stats(data_times, backing="memory", sharing="on", **counters):
@@ -107,16 +105,14 @@ class OocTest(unittest.TestCase):
         md = "\n".join(ooc.markdown(ooc.rows(self.remote()["summary"], self.remote()["runs"])))
         self.assertIn("| kernel=cg n=64 iters=2 | remote | 2 | explicit (8-page hints) | 0.500 | 1.500 | 12 | 7 | 100 | 60 | 5 | 3 | 0 | "
                       "40 | +50.0% |", md)
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "out")
-            paths = bench_files.write_docs(tmp, [("remote.json", self.remote()), ("home.json", home)])
-            self.assertEqual(report.main(paths + ["-o", out], {}), 0)
-            with open(os.path.join(out, "report.md")) as f:
-                text = f.read()
-            self.assertIn("## Out of core", text)
-            self.assertIn("| kernel=cg n=64 iters=2 | home | 2 | both (8-page hints) | 0.500 | 3.000 | 0 | 0 | 5 |", text)
-            self.assertIn("| +75.0% |", text)
-            self.assertIn("| kernel=cg n=64 iters=2 | remote | 2 | auto |", text)
+        status, text, drawn = bench_files.report_of([("remote.json", self.remote()), ("home.json", home)])
+        self.assertEqual(status, 0)
+        self.assertIn("## Out of core", text)
+        self.assertIn("| kernel=cg n=64 iters=2 | home | 2 | both (8-page hints) | 0.500 | 3.000 | 0 | 0 | 5 |", text)
+        self.assertIn("| +75.0% |", text)
+        self.assertIn("| kernel=cg n=64 iters=2 | remote | 2 | auto |", text)
+        self.assertEqual("ooc" in drawn, bench_files.can_plot())
+        self.assertEqual("![out of core](ooc.png)" in text, bench_files.can_plot())
 
 
 if __name__ == "__main__":
