@@ -277,6 +277,10 @@ extern "C" void scopedsm_test_set_cache_policy(const char* policy) {
   rt.state().cache.set_policy(p == "remote" ? scopedsm::CachePolicy::kRemoteVictim : scopedsm::CachePolicy::kFifo);
 }
 
+extern "C" void scopedsm_test_hold_requests(int hold) {
+  Runtime::require_running(jia_call("scopedsm_test_hold_requests")).hold_requests(hold != 0);
+}
+
 extern "C" void scopedsm_test_set_task_cost(double seconds) {
   Runtime::require_running(jia_call("scopedsm_test_set_task_cost")).tasks().set_test_task_cost(seconds);
 }

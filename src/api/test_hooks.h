@@ -38,6 +38,13 @@ void scopedsm_test_set_net(const char* spec);
  * two in one run; the pages cached stay. Anything else ends the job. */
 void scopedsm_test_set_cache_policy(const char* policy);
 
+/* Test-only: while `hold` is non-zero, this process serves no request of
+ * another (no page, no diff, no lock, no barrier round): they wait in MPI
+ * until it is called again with 0. For tests that must show a call does not
+ * wait for a home; call it between barriers, and release the hold before
+ * anything that may wait for this process. */
+void scopedsm_test_hold_requests(int hold);
+
 #ifdef __cplusplus
 }
 #endif

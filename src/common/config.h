@@ -55,6 +55,7 @@ enum class TestFault : uint32_t {
   kUntrapCopied = 1u << 23,      // a home untraps pages copied in the interval the barrier ends: readers refetch them every interval
   kHangInFinalize = 1u << 24,    // not a breakage: rank 1's MPI_Finalize never returns, as some MPI libraries' shutdown does
   kAutoOverHints = 1u << 25,     // automatic hints act on faults in ranges the program's prefetch hints named: the two cut each other's runs
+  kSyncPrefetch = 1u << 26,      // a prefetch hint waits for its runs from other nodes: the caller blocks until the home answers
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -88,6 +89,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kUntrapCopied, "untrap-copied"},
     {TestFault::kHangInFinalize, "hang-in-finalize"},
     {TestFault::kAutoOverHints, "auto-over-hints"},
+    {TestFault::kSyncPrefetch, "sync-prefetch"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this

@@ -29,5 +29,9 @@ inline constexpr int kMaxLockIds = 2147483647 - kReservedLocks;
 inline constexpr int kMaxCondvars = 64;   // condition-variable ids are 0 .. kMaxCondvars - 1
 // The most pages one fetch brings (SCOPEDSM_FETCH_PAGES, the GETP run field).
 inline constexpr uint32_t kMaxFetchPages = 64;
+// The most fetches a process keeps in flight at once (asynchronous prefetch,
+// docs/PROTOCOL.md §2.6); each answers on a reply lane of its own, 1 to this
+// (lane 0 is the synchronous fetch's), the GETP lane field.
+inline constexpr uint32_t kMaxAsyncFetches = 32;
 
 }  // namespace scopedsm

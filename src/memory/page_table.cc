@@ -11,6 +11,7 @@ const char* page_state_name(PageState state) {
     case PageState::kReadOnly: return "read-only";
     case PageState::kReadWrite: return "read-write";
     case PageState::kPrefetched: return "prefetched";
+    case PageState::kInFlight: return "in-flight";
     case PageState::kHomeClean: return "home-clean";
     case PageState::kHomeDirty: return "home-dirty";
     case PageState::kHomeUntrapped: return "home-untrapped";

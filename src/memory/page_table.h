@@ -8,6 +8,9 @@
 //   kReadWrite      homed elsewhere; written, has a twin       (read-write)
 //   kPrefetched     homed elsewhere; clean copy brought by a fetch run and
 //                   not touched yet: the run's last page, a tripwire (none)
+//   kInFlight       homed elsewhere; a prefetch hint's fetch of it is on its
+//                   way into its cache slot (none): the first touch, an
+//                   eviction or the next synchronization point waits for it
 //   kHomeClean      homed here; writes are trapped             (read)
 //   kHomeDirty      homed here; written this interval, noted   (read-write)
 //   kHomeUntrapped  homed here; no other process holds a copy,
@@ -39,6 +42,7 @@ enum class PageState : uint8_t {
   kHomeDirty,
   kHomeUntrapped,
   kPrefetched,
+  kInFlight,
 };
 const char* page_state_name(PageState state);
 inline bool is_home_state(PageState s) {
@@ -51,7 +55,8 @@ constexpr Prot prot_for(PageState s) {
   switch (s) {
     case PageState::kUnallocated:
     case PageState::kInvalid:
-    case PageState::kPrefetched: return Prot::kNone;
+    case PageState::kPrefetched:
+    case PageState::kInFlight: return Prot::kNone;
     case PageState::kReadOnly:
     case PageState::kHomeClean: return Prot::kRead;
     case PageState::kReadWrite:

@@ -69,7 +69,8 @@ Coherence::Coherence(const CoherenceParts& p)
       auto_hints_(p.auto_hints),
       streams_(p.cache->capacity() / 2, p.cache->capacity() / 2,
                (p.test_faults & static_cast<uint32_t>(TestFault::kAutoNoStream)) != 0),
-      auto_over_hints_((p.test_faults & static_cast<uint32_t>(TestFault::kAutoOverHints)) != 0) {
+      auto_over_hints_((p.test_faults & static_cast<uint32_t>(TestFault::kAutoOverHints)) != 0),
+      sync_prefetch_((p.test_faults & static_cast<uint32_t>(TestFault::kSyncPrefetch)) != 0) {
   message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
@@ -210,6 +211,12 @@ void Coherence::handle_fault(uint64_t page, Access access) {
       touch_prefetched(page, write);
       auto_hint(page, false);
       return;
+    case PageState::kInFlight:
+      if (write) ++stats_->write_faults;
+      else ++stats_->read_faults;
+      touch_in_flight(page, write);
+      auto_hint(page, false);
+      return;
     case PageState::kHomeClean:
       ++stats_->write_faults;
       home_write(page);
@@ -280,29 +287,137 @@ uint32_t Coherence::run_length(uint64_t page, int home) const {
   return n;
 }
 
-void Coherence::touch_prefetched(uint64_t page, bool write) {
-  PageMeta& m = (*pages_)[page];
-  switch (m.run_source) {
+void Coherence::run_used(RunSource source, uint32_t pages) {
+  switch (source) {
     case RunSource::kAuto:
       // An automatic prefetch's run, used: a longer distance next.
-      stats_->auto_prefetch_used += m.run_pages + 1u;
+      stats_->auto_prefetch_used += pages;
       streams_.distance().used();
       break;
     case RunSource::kHint:
       // A prefetch hint's run: every page of it, the first included, was
       // fetched for the hint. The fault-driven run length is not the hint's.
-      stats_->hint_prefetch_useful += m.run_pages + 1u;
+      stats_->hint_prefetch_useful += pages;
       break;
     case RunSource::kFault:
-      // The run's last page is touched: its pages were used. Longer runs next.
-      stats_->prefetch_used += m.run_pages;
+      // The run's last page is touched: its pages were used (all but the
+      // faulting one were prefetched). Longer runs next.
+      stats_->prefetch_used += pages - 1;
       window_ = std::min(window_ * 2, max_run_);
       break;
   }
+}
+
+void Coherence::touch_prefetched(uint64_t page, bool write) {
+  PageMeta& m = (*pages_)[page];
+  run_used(m.run_source, m.run_pages + 1u);
   m.run_source = RunSource::kFault;
   m.run_pages = 0;
   if (write) make_writable(page);
   else transition(page, PageState::kReadOnly, "page fault");
+}
+
+void Coherence::settle_hint_run(uint64_t first, uint32_t count, RunSource source) {
+  // Every page but the last becomes readable; the last (the only one, in a
+  // run of one) is the tripwire that tells whether the hint was useful.
+  const uint64_t tripwire = first + count - 1;
+  for (uint64_t p = first; p <= tripwire; ++p) {
+    (*pages_)[p].run_source = RunSource::kFault;
+    (*pages_)[p].demanded = false;
+  }
+  transition_range(first, count - 1, PageState::kReadOnly, "prefetch hint");
+  transition(tripwire, PageState::kPrefetched, "prefetch hint");
+  (*pages_)[tripwire].run_pages = static_cast<uint8_t>(count - 1);
+  (*pages_)[tripwire].run_source = source;
+}
+
+bool Coherence::start_prefetch(uint64_t first, uint32_t count, int home, RunSource run_source) {
+  InFlightRun* run = nullptr;
+  for (uint32_t i = 0; i < kMaxAsyncFetches && run == nullptr; ++i)
+    if (inflight_[i].source == nullptr) run = &inflight_[i];
+  if (run == nullptr) {
+    // Runs whose answers have arrived free their lanes without a wait.
+    for (uint32_t i = 0; i < kMaxAsyncFetches; ++i)
+      if (inflight_[i].source->done(&inflight_[i].fetch)) {
+        finish_prefetch(i);
+        if (run == nullptr) run = &inflight_[i];
+      }
+    if (run == nullptr) return false;
+  }
+  PageSource* source = source_for(home);
+  {
+    TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns, TraceKind::kFetch, static_cast<uint32_t>(first),
+                   static_cast<uint32_t>(home));
+    claim_run(first, count, home);
+    PendingFetch& f = run->fetch;
+    f.first = first;
+    f.count = count;
+    f.home = home;
+    f.epoch = epoch_;
+    f.lane = static_cast<uint32_t>(run - inflight_.data()) + 1;
+    f.dst = region_->alias(first);
+    source->start(&f);
+  }
+  run->source = source;
+  run->run_source = run_source;
+  ++inflight_runs_;
+  ++stats_->remote_fetches;
+  ++stats_->prefetch_async;
+  // No protection changes: invalid and in flight both allow no access.
+  for (uint64_t p = first; p < first + count; ++p) transition(p, PageState::kInFlight, "prefetch hint");
+  return true;
+}
+
+void Coherence::finish_prefetch(uint32_t i, bool touched) {
+  InFlightRun& run = inflight_[i];
+  const PendingFetch& f = run.fetch;
+  {
+    TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns, TraceKind::kFetch, static_cast<uint32_t>(f.first),
+                   static_cast<uint32_t>(f.home));
+    count_fetch(run.source, f.count, run.source->finish(&run.fetch));
+  }
+  run.source = nullptr;
+  --inflight_runs_;
+  settling_ = true;
+  if (touched) {
+    // A touch finished it: the run is used, and needs no tripwire.
+    for (uint64_t p = f.first; p < f.first + f.count; ++p) (*pages_)[p].demanded = false;
+    transition_range(f.first, f.count, PageState::kReadOnly, "page fault");
+    run_used(run.run_source, f.count);
+  } else {
+    settle_hint_run(f.first, f.count, run.run_source);
+  }
+  settling_ = false;
+}
+
+void Coherence::finish_prefetches() {
+  for (uint32_t i = 0; i < kMaxAsyncFetches && inflight_runs_ > 0; ++i)
+    if (inflight_[i].source != nullptr) finish_prefetch(i);
+}
+
+uint32_t Coherence::inflight_index(uint64_t page) const {
+  for (uint32_t i = 0; i < kMaxAsyncFetches; ++i) {
+    const InFlightRun& run = inflight_[i];
+    if (run.source != nullptr && page >= run.fetch.first && page < run.fetch.first + run.fetch.count) return i;
+  }
+  fatal("internal error: page %" PRIu64 " is in flight, but no prefetch run holds it", page);
+}
+
+void Coherence::touch_in_flight(uint64_t page, bool write) {
+  const uint32_t i = inflight_index(page);
+  InFlightRun& run = inflight_[i];
+  if (!run.source->done(&run.fetch)) {
+    // The touch came before the run's answer: the prefetch was late.
+    ++stats_->prefetch_waits;
+    if (run.run_source == RunSource::kAuto) {
+      ++stats_->auto_prefetch_late;
+      streams_.distance().late();
+    } else {
+      ++stats_->hint_prefetch_late;
+    }
+  }
+  finish_prefetch(i, true);
+  if (write) make_writable(page);  // read-only now, as the whole run
 }
 
 void Coherence::fetch(uint64_t page, bool for_write) {
@@ -316,31 +431,38 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   else transition(page, PageState::kReadOnly, "page fault");
 }
 
+void Coherence::claim_run(uint64_t page, uint32_t count, int home) {
+  bool pending = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    obtain_slot(page + i);
+    pending = pending || (*pages_)[page + i].pending_diff;
+  }
+  reserve_disk(page, count, "page fault");
+  // Our own diff of these pages may still wait in the pending pool; the
+  // home must apply it before it answers, or we would lose our writes.
+  // The source orders its read after the DIFF (a message is served in
+  // order; a one-sided read waits for the home's acknowledgement). Diffs
+  // to a home on this node are never pending: they are merged at once.
+  if (pending) send_pending(home);
+}
+
+void Coherence::count_fetch(const PageSource* source, uint32_t count, uint32_t fallbacks) {
+  if (source == &node_source_) stats_->node_fetches += count;
+  if (source == rma_source_.get()) {
+    stats_->rma_fetches += count - fallbacks;
+    stats_->rma_fallbacks += fallbacks;
+  }
+}
+
 void Coherence::fetch_run(uint64_t page, uint32_t count, int home) {
   PageSource* source = source_for(home);
   {
     TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns,
                    source == &node_source_ ? TraceKind::kNodeCopy : TraceKind::kFetch, static_cast<uint32_t>(page),
                    static_cast<uint32_t>(home));
-    bool pending = false;
-    for (uint32_t i = 0; i < count; ++i) {
-      obtain_slot(page + i);
-      pending = pending || (*pages_)[page + i].pending_diff;
-    }
-    reserve_disk(page, count, "page fault");
-    // Our own diff of these pages may still wait in the pending pool; the
-    // home must apply it before it answers, or we would lose our writes.
-    // The source orders its read after the DIFF (a message is served in
-    // order; a one-sided read waits for the home's acknowledgement). Diffs
-    // to a home on this node are never pending: they are merged at once.
-    if (pending) send_pending(home);
-    const uint32_t fallbacks = source->fetch(page, count, home, epoch_, region_->alias(page));
+    claim_run(page, count, home);
+    count_fetch(source, count, source->fetch(page, count, home, epoch_, region_->alias(page)));
     ++stats_->remote_fetches;
-    if (source == &node_source_) stats_->node_fetches += count;
-    if (source == rma_source_.get()) {
-      stats_->rma_fetches += count - fallbacks;
-      stats_->rma_fallbacks += fallbacks;
-    }
   }
   for (uint32_t i = 0; i < count; ++i) {
     (*pages_)[page + i].run_source = RunSource::kFault;
@@ -424,18 +546,20 @@ void Coherence::prefetch_pages(uint64_t first, uint64_t count, bool automatic) {
     // A hint that cannot have its disk (file backing, disk full) is dropped:
     // only a fault may end the job for that.
     if (got > 0 && !region_->preallocate(p, got).ok()) got = 0;
+    const RunSource source = automatic ? RunSource::kAuto : RunSource::kHint;
+    if (got > 0) {
+      if (sync_prefetch_ || source_for(home) == &node_source_) {
+        // A copy from this node's memory waits for nobody: at once.
+        fetch_run(p, got, home);
+        settle_hint_run(p, got, source);
+      } else if (!start_prefetch(p, got, home, source)) {
+        got = 0;  // every reply lane busy: dropped
+      }
+    }
     dropped += n - got;
     if (got > 0) {
-      fetch_run(p, got, home);
       ++requests;
       fetched += got;
-      // The first page is readable too, unless it is the run's only page:
-      // then it is the tripwire that tells whether the hint was useful.
-      const uint64_t tripwire = p + got - 1;
-      if (got > 1) transition(p, PageState::kReadOnly, "prefetch hint");
-      else transition(p, PageState::kPrefetched, "prefetch hint");
-      (*pages_)[tripwire].run_pages = static_cast<uint8_t>(got - 1);
-      (*pages_)[tripwire].run_source = automatic ? RunSource::kAuto : RunSource::kHint;
     }
     p += n;
   }
@@ -466,7 +590,8 @@ void Coherence::release_pages(uint64_t first, uint64_t count, uint32_t priority,
   std::vector<uint32_t> copies, homes;
   for (uint64_t p = held->first; p < held->first + held->count; ++p) {
     const PageState st = (*pages_)[p].state;
-    if (st == PageState::kReadOnly || st == PageState::kReadWrite || st == PageState::kPrefetched)
+    if (st == PageState::kReadOnly || st == PageState::kReadWrite || st == PageState::kPrefetched ||
+        st == PageState::kInFlight)
       copies.push_back(static_cast<uint32_t>(p));
     else if (is_home_state(st) && region_->file_backed())
       homes.push_back(static_cast<uint32_t>(p));
@@ -608,6 +733,8 @@ void Coherence::claim_home(uint64_t page, Access access) {
 void Coherence::evict(uint32_t slot) {
   uint64_t page = cache_->page_in(slot);
   PageMeta& m = (*pages_)[page];
+  // The slot's memory is MPI's until the fetch into it finishes.
+  if (m.state == PageState::kInFlight) finish_prefetch(inflight_index(page));
   ++stats_->evictions;
   if (cache_->far(slot)) ++stats_->evictions_far;
   if (m.state == PageState::kReadWrite) {
@@ -625,6 +752,9 @@ void Coherence::evict(uint32_t slot) {
 
 void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
   if (sorted_pages.empty()) return;
+  if (inflight_runs_ > 0)
+    for (uint32_t p : sorted_pages)
+      if ((*pages_)[p].state == PageState::kInFlight) finish_prefetch(inflight_index(p));
   for (uint32_t p : sorted_pages) {
     PageMeta& m = (*pages_)[p];
     m.demanded = false;
@@ -731,6 +861,10 @@ void Coherence::make_diff(uint64_t page) {
 }
 
 void Coherence::close_interval() {
+  // A synchronization point: no fetch stays in flight across it (notices
+  // applied next must find every copy settled, and a barrier must not pass
+  // before the homes have recorded our copies).
+  finish_prefetches();
   drain_retraps();
   if (dirty_.empty()) return;
   std::sort(dirty_.begin(), dirty_.end());
@@ -813,6 +947,8 @@ uint64_t Coherence::atomic(uint64_t page, uint32_t offset, AtomicOp op, AtomicTy
                            uint64_t expected, const char* call) {
   PageMeta& m = (*pages_)[page];
   if (m.home.load(std::memory_order_relaxed) == kHomeUnknown) prepare(page, 1, Access::kRead, call);
+  // A copy on its way must arrive before the atomic's new value is written into it.
+  if (m.state == PageState::kInFlight) finish_prefetch(inflight_index(page));
   const int home = m.home.load(std::memory_order_relaxed);
   const bool torn = test_fault(TestFault::kAtomicTorn);
   uint64_t old = 0;
@@ -1027,6 +1163,8 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
 }
 
 void Coherence::transition(uint64_t page, PageState to, const char* context) {
+  if ((*pages_)[page].state == PageState::kInFlight && !settling_)
+    fatal("internal error: %s: page %" PRIu64 " left the in-flight state before its fetch finished", context, page);
   const Prot prot = prot_for(to);
   if (region_->prot(page) != prot) set_prot(page, 1, prot, context);
   (*pages_)[page].state = to;
@@ -1039,7 +1177,11 @@ void Coherence::transition_runs(const std::vector<uint32_t>& sorted, PageState t
 void Coherence::transition_range(uint64_t first, uint64_t count, PageState to, const char* context) {
   if (count == 0) return;
   set_prot(first, count, prot_for(to), context);
-  for (uint64_t p = first; p < first + count; ++p) (*pages_)[p].state = to;
+  for (uint64_t p = first; p < first + count; ++p) {
+    if ((*pages_)[p].state == PageState::kInFlight && !settling_)
+      fatal("internal error: %s: page %" PRIu64 " left the in-flight state before its fetch finished", context, p);
+    (*pages_)[p].state = to;
+  }
 }
 
 void Coherence::set_prot(uint64_t first, uint64_t count, Prot prot, const char* context) {

@@ -13,6 +13,7 @@
 // thread reads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -135,8 +136,16 @@ class Coherence {
   // request per run of one home), into free cache slots or slots released
   // earlier, never by evicting other pages; out-of-core home pages not
   // resident are read ahead. Pages already valid cost no system call and no
-  // message. The fetch itself is synchronous (the caller waits for the run).
+  // message. A run from a home on another node is left in flight (its pages
+  // kInFlight; the caller does not wait): the first touch of one of its
+  // pages, an eviction of one, or the next synchronization point
+  // (close_interval) waits for it. A run from a node peer's memory is
+  // copied at once (waiting for nobody). With every reply lane busy, a run
+  // is dropped.
   void prefetch(uint64_t first, uint64_t count) { prefetch_pages(first, count, false); }
+  // Waits for every prefetch run in flight and makes its pages valid.
+  // close_interval calls it; so must anything that ends the process.
+  void finish_prefetches();
   // release: the range `tag` (the call site) named before is given back
   // now (aggressive) or buffered by `priority` until room is needed.
   void release(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag) {
@@ -226,6 +235,29 @@ class Coherence {
   uint32_t run_length(uint64_t page, int home) const;
   // The first touch of a run's last page (kPrefetched): the run was used.
   void touch_prefetched(uint64_t page, bool write);
+  // Counts `pages` of a run from `source` used (the faulting page included).
+  void run_used(RunSource source, uint32_t pages);
+  // Takes cache slots for fetch run [first, first + count) of `home` and
+  // sends our pending diffs of its pages ahead of the fetch.
+  void claim_run(uint64_t first, uint32_t count, int home);
+  // Counts a finished fetch of `count` pages from `source`, `fallbacks` of
+  // them by message instead.
+  void count_fetch(const PageSource* source, uint32_t count, uint32_t fallbacks);
+  // A hint's run [first, first + count), fetched: readable, but for its last
+  // page, the tripwire (kPrefetched) whose touch counts it used.
+  void settle_hint_run(uint64_t first, uint32_t count, RunSource source);
+  // Asynchronous prefetch (docs/PROTOCOL.md §2.6). start_prefetch leaves
+  // run [first, first + count) of `home` in flight on a free reply lane and
+  // returns true, or returns false with nothing done if no lane is free.
+  bool start_prefetch(uint64_t first, uint32_t count, int home, RunSource source);
+  // Waits for the run in flight in inflight_[i] and settles it: read-only
+  // and counted used if `touched` (a fault on one of its pages finishes
+  // it), else as settle_hint_run.
+  void finish_prefetch(uint32_t i, bool touched = false);
+  // The index in inflight_ of the run `page` (kInFlight) belongs to.
+  uint32_t inflight_index(uint64_t page) const;
+  // A fault on a kInFlight page: waits for its run, then as the page's new state.
+  void touch_in_flight(uint64_t page, bool write);
   void make_writable(uint64_t page);
   void home_write(uint64_t page);
   void claim_home(uint64_t page, Access access);
@@ -296,7 +328,17 @@ class Coherence {
   ReleaseLag release_lag_;         // the program's releases, by call site
   ReleaseLag auto_release_lag_;    // SCOPEDSM_AUTO_HINTS releases, by stream slot
   NamedRanges named_;              // the program's prefetch hints this interval (SCOPEDSM_AUTO_HINTS stands aside)
+  // Prefetch runs in flight: inflight_[i] answers on reply lane i + 1.
+  struct InFlightRun {
+    PendingFetch fetch;
+    PageSource* source = nullptr;  // null: the lane is free
+    RunSource run_source = RunSource::kHint;
+  };
+  std::array<InFlightRun, kMaxAsyncFetches> inflight_;
+  uint32_t inflight_runs_ = 0;     // lanes in use
+  bool settling_ = false;          // finish_prefetch is moving pages out of kInFlight
   const bool auto_over_hints_;     // test fault auto-over-hints: it does not
+  const bool sync_prefetch_;       // test fault sync-prefetch: hints wait for their runs
   ReleaseBuffer released_copies_;  // cached pages released, buffered
   ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
   uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)

@@ -68,7 +68,7 @@ void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
   // before they are read.
   region_->share().record_copies(msg.page, msg.count, msg.epoch);
   // The run is contiguous in our memory: one message.
-  transport_->send_page(in.source, region_->alias(msg.page), region_->page_size() * msg.count);
+  transport_->send_page(in.source, region_->alias(msg.page), region_->page_size() * msg.count, msg.lane);
   stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);
 }
 
@@ -104,7 +104,7 @@ void HomeServer::on(const Incoming& in, const GetPageVecMsg& msg) {
     for (uint32_t b = 0; b < 64 && (mask >> b) != 0; ++b)
       if (mask & (uint64_t{1} << b)) put(page + bs * b, bs);
   }
-  transport_->send(in.source, kTagPage, std::move(out));
+  transport_->send(in.source, page_tag(msg.lane), std::move(out));
   stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);
 }
 

@@ -33,6 +33,11 @@ void FieldReader::run(uint32_t first, uint32_t& n) {
     fail("a run of " + std::to_string(n) + " pages from page " + std::to_string(first) + " is out of range");
 }
 
+void FieldReader::lane(uint32_t& x) {
+  if (get(&x) && x > kMaxAsyncFetches)
+    fail("reply lane " + std::to_string(x) + " is out of range (0 to " + std::to_string(kMaxAsyncFetches) + ")");
+}
+
 void FieldReader::lock(uint32_t& x) {
   if (get(&x) && x >= static_cast<uint32_t>(l_.locks)) fail("lock id " + std::to_string(x) + " out of range");
 }

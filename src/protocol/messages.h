@@ -46,6 +46,7 @@ struct Limits {
 //   page(x)                 u32                          x >= Limits::pages
 //   run(first, n)           u32                          n == 0, n > kMaxFetchPages, first + n > Limits::pages;
 //                                                        follows the page(first) it counts from
+//   lane(x)                 u32                          x > kMaxAsyncFetches (the reply lanes, transport/wire.h)
 //   lock(x)                 u32                          x >= Limits::locks
 //   cv(x)                   u32                          x >= Limits::condvars
 //   rank(name, x)           i32                          x outside [0, Limits::ranks)
@@ -68,6 +69,7 @@ class FieldWriter {
   void epoch(uint32_t x) { w_->put(x); }
   void page(uint32_t x) { w_->put(x); }
   void run(uint32_t, uint32_t n) { w_->put(n); }
+  void lane(uint32_t x) { w_->put(x); }
   void lock(uint32_t x) { w_->put(x); }
   void cv(uint32_t x) { w_->put(x); }
   void rank(const char*, int32_t x) { w_->put(x); }
@@ -96,6 +98,7 @@ class FieldReader {
   void page(uint32_t& x);
   // Pages in a run from page `first` (read before): 1 to kMaxFetchPages, all allocated.
   void run(uint32_t first, uint32_t& n);
+  void lane(uint32_t& x);
   void lock(uint32_t& x);
   void cv(uint32_t& x);
   void rank(const char* name, int32_t& x);
@@ -135,16 +138,18 @@ struct NoPayload {
 };
 
 // GETP: the requester's copy of `page` goes out in barrier epoch `epoch`;
-// answered with the raw page on kTagPage.
+// answered with the raw page on reply lane `lane` (page_tag(lane)).
 struct GetPageMsg {
   uint32_t page = 0;
   uint32_t epoch = 0;
   uint32_t count = 1;  // pages page .. page + count - 1, all homed at the destination
+  uint32_t lane = 0;   // 0: the requester waits for it; 1..kMaxAsyncFetches: a fetch left in flight
   template <typename Self, typename V>
   static void fields(Self& m, V& v) {
     v.page(m.page);
     v.epoch(m.epoch);
     v.run(m.page, m.count);
+    v.lane(m.lane);
   }
 };
 
@@ -157,12 +162,14 @@ struct GetPageVecMsg {
   uint32_t page = 0;
   uint32_t epoch = 0;
   uint32_t count = 1;
+  uint32_t lane = 0;  // as GETP's
   std::vector<std::byte> versions;
   template <typename Self, typename V>
   static void fields(Self& m, V& v) {
     v.page(m.page);
     v.epoch(m.epoch);
     v.run(m.page, m.count);
+    v.lane(m.lane);
     v.blob(m.versions);
   }
 };

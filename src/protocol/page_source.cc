@@ -9,57 +9,73 @@
 
 namespace scopedsm {
 
-uint32_t NodeCopySource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
-  const int local = node_->local_index(home);
-  if (!skip_record_) region_->peer_share(local).record_copies(static_cast<uint32_t>(first), count, epoch);
+bool PageSource::requests_done(PendingFetch* f) {
+  int done = 0;
+  MPI_Testall(2, f->reqs, &done, MPI_STATUSES_IGNORE);
+  return done != 0;
+}
+
+void NodeCopySource::start(PendingFetch* f) {
+  const int local = node_->local_index(f->home);
+  if (!skip_record_) region_->peer_share(local).record_copies(static_cast<uint32_t>(f->first), f->count, f->epoch);
   // The home and other writers may change other words of the pages while
   // we copy; docs/MEMORY_MODEL.md ("Copies taken while the home writes")
   // says why that is still correct under scope consistency.
-  std::memcpy(dst, region_->peer_page(local, first), region_->page_size() * count);
-  return 0;
+  std::memcpy(f->dst, region_->peer_page(local, f->first), region_->page_size() * f->count);
 }
 
-uint32_t MessageSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+void MessageSource::start(PendingFetch* f) {
+  f->reply.clear();
   if (write_vector_) {
-    fetch_blocks(first, count, home, epoch, dst);
+    start_blocks(f);
+    return;
+  }
+  const size_t bytes = page_size_ * f->count;
+  MPI_Irecv(f->dst, static_cast<int>(bytes), MPI_BYTE, f->home, page_tag(f->lane), t_->comm(), &f->reqs[0]);
+  t_->send(f->home, kTagRequest,
+           encode(GetPageMsg{static_cast<uint32_t>(f->first), f->epoch, f->count, f->lane}, t_->next_seq()));
+}
+
+uint32_t MessageSource::finish(PendingFetch* f) {
+  MPI_Status status;
+  t_->wait_request(&f->reqs[0], f->reply.empty() ? "a page (GETPGRANT)" : "blocks of a page (GETPV's answer)", f->home,
+                   &status);
+  int got = 0;
+  MPI_Get_count(&status, MPI_BYTE, &got);
+  if (!f->reply.empty()) {
+    finish_blocks(f, got);
     return 0;
   }
-  const size_t bytes = page_size_ * count;
-  MPI_Request req;
-  MPI_Irecv(dst, static_cast<int>(bytes), MPI_BYTE, home, kTagPage, t_->comm(), &req);
-  t_->send(home, kTagRequest, encode(GetPageMsg{static_cast<uint32_t>(first), epoch, count}, t_->next_seq()));
-  MPI_Status status;
-  t_->wait_request(&req, "a page (GETPGRANT)", home, &status);
-  int got = 0;
-  MPI_Get_count(&status, MPI_BYTE, &got);
+  const size_t bytes = page_size_ * f->count;
   if (got != static_cast<int>(bytes))
-    fatal("protocol error: %u page(s) from %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", count, first,
-          home, got, bytes);
-  t_->received_page(home, bytes);
+    fatal("protocol error: %u page(s) from %" PRIu64 " from rank %d arrived with %d bytes, expected %zu", f->count,
+          f->first, f->home, got, bytes);
+  t_->received_page(f->home, bytes);
   return 0;
 }
 
-void MessageSource::fetch_blocks(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
-  const size_t bs = wvec_->block_size();
-  const uint64_t all = wvec_->all_blocks();
-  GetPageVecMsg msg{static_cast<uint32_t>(first), epoch, count, {}};
-  msg.versions.resize(sizeof(uint64_t) * count);
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint64_t v = (*pages_)[first + i].wvec_version;
+void MessageSource::start_blocks(PendingFetch* f) {
+  GetPageVecMsg msg{static_cast<uint32_t>(f->first), f->epoch, f->count, f->lane, {}};
+  msg.versions.resize(sizeof(uint64_t) * f->count);
+  for (uint32_t i = 0; i < f->count; ++i) {
+    const uint64_t v = (*pages_)[f->first + i].wvec_version;
     std::memcpy(msg.versions.data() + sizeof(uint64_t) * i, &v, sizeof v);
   }
-  const size_t most = (2 * sizeof(uint64_t) + page_size_) * count;
-  if (reply_.size() < most) reply_.resize(most);
-  MPI_Request req;
-  MPI_Irecv(reply_.data(), static_cast<int>(most), MPI_BYTE, home, kTagPage, t_->comm(), &req);
-  t_->send(home, kTagRequest, encode(msg, t_->next_seq()));
-  MPI_Status status;
-  t_->wait_request(&req, "blocks of a page (GETPV's answer)", home, &status);
-  int got = 0;
-  MPI_Get_count(&status, MPI_BYTE, &got);
+  f->reply.resize((2 * sizeof(uint64_t) + page_size_) * f->count);
+  MPI_Irecv(f->reply.data(), static_cast<int>(f->reply.size()), MPI_BYTE, f->home, page_tag(f->lane), t_->comm(),
+            &f->reqs[0]);
+  t_->send(f->home, kTagRequest, encode(msg, t_->next_seq()));
+}
+
+void MessageSource::finish_blocks(PendingFetch* f, int got) {
+  const int home = f->home;
+  const uint64_t first = f->first;
+  const uint32_t count = f->count;
   t_->received_page(home, static_cast<size_t>(got));
+  const size_t bs = wvec_->block_size();
+  const uint64_t all = wvec_->all_blocks();
   // Per page: version, block mask, the masked blocks.
-  const std::byte* at = reply_.data();
+  const std::byte* at = f->reply.data();
   const std::byte* const end = at + got;
   for (uint32_t i = 0; i < count; ++i) {
     uint64_t version = 0, mask = 0;
@@ -70,7 +86,7 @@ void MessageSource::fetch_blocks(uint64_t first, uint32_t count, int home, uint3
     at += 2 * sizeof(uint64_t);
     if ((mask & ~all) != 0)
       fatal("protocol error: GETPV answer from rank %d names blocks beyond page %" PRIu64 "'s end", home, first + i);
-    std::byte* page = dst + page_size_ * i;
+    std::byte* page = f->dst + page_size_ * i;
     uint32_t blocks = 0;
     for (uint32_t b = 0; b < wvec_->blocks(); ++b) {
       if ((mask & (uint64_t{1} << b)) == 0) continue;
@@ -93,8 +109,11 @@ void MessageSource::fetch_blocks(uint64_t first, uint32_t count, int home, uint3
           count, first, end - at);
 }
 
-uint32_t RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+void RmaSource::start(PendingFetch* f) {
   const size_t ps = region_->page_size();
+  const uint64_t first = f->first;
+  const uint32_t count = f->count;
+  const int home = f->home;
   // A one-sided read is not ordered after our messages to the home, as a
   // GETP is: wait until the home has applied every DIFF we sent it (one
   // sent at an eviction may still be on its way).
@@ -113,25 +132,29 @@ uint32_t RmaSource::fetch(uint64_t first, uint32_t count, int home, uint32_t epo
     windows_->put_share_flushed(ones.data(), count, home, HomeShare::seen_offset(region_->num_pages(), first));
     for (uint64_t p = first; p < first + count; ++p) (*pages_)[p].seen_marked = true;
   }
-  uint32_t words[kMaxFetchPages];
-  MPI_Request reqs[2];
-  windows_->get_share(words, sizeof(uint32_t) * count, home, HomeShare::word_offset(first), &reqs[0]);
-  windows_->get_page(dst, ps * count, home, first * ps, &reqs[1]);
-  t_->poll_request(&reqs[0], "a one-sided read of pages' records (MPI_Rget)", home);
-  t_->poll_request(&reqs[1], "a one-sided read of pages (MPI_Rget)", home);
+  windows_->get_share(f->words, sizeof(uint32_t) * count, home, HomeShare::word_offset(first), &f->reqs[0]);
+  windows_->get_page(f->dst, ps * count, home, first * ps, &f->reqs[1]);
+}
+
+uint32_t RmaSource::finish(PendingFetch* f) {
+  const size_t ps = region_->page_size();
+  const int home = f->home;
+  const uint32_t count = f->count;
+  t_->poll_request(&f->reqs[0], "a one-sided read of pages' records (MPI_Rget)", home);
+  t_->poll_request(&f->reqs[1], "a one-sided read of pages (MPI_Rget)", home);
   // Pages the home does not trap would go unrecorded: fetch them the
   // recorded way, each stretch of them with one message; the home traps
   // them from then on.
   uint32_t fallbacks = 0;
   for (uint32_t i = 0; i < count;) {
-    if ((words[i] & kShareUntrapped) == 0 || skip_share_check_) {
+    if ((f->words[i] & kShareUntrapped) == 0 || skip_share_check_) {
       ++i;
       continue;
     }
     uint32_t j = i + 1;
-    while (j < count && (words[j] & kShareUntrapped) != 0) ++j;
+    while (j < count && (f->words[j] & kShareUntrapped) != 0) ++j;
     fallbacks += j - i;
-    fallback_->fetch(first + i, j - i, home, epoch, dst + i * ps);
+    fallback_->fetch(f->first + i, j - i, home, f->epoch, f->dst + i * ps);
     i = j;
   }
   t_->read_one_sided(home, ps * count, ps * (count - fallbacks));

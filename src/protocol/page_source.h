@@ -20,7 +20,15 @@
 // trapped; otherwise it fetches by message (memory/home_share.h says why
 // that suffices). Coherence::source_for chooses the source per home.
 //
-// Contract: fetch() runs on the application thread, usually inside the
+// A fetch is started, then finished (PendingFetch): start() posts it and
+// returns, finish() waits for it and completes it. fetch() does both, for a
+// fault, which waits anyway; a prefetch hint starts its runs on reply lanes
+// of their own and leaves them in flight (docs/PROTOCOL.md §2.6). Between
+// the two, the caller must not touch `dst` or send the home anything that
+// its fetch's answer must come after. NodeCopySource copies in start(): a
+// copy from this node's memory waits for nobody.
+//
+// Contract: every method runs on the application thread, usually inside the
 // SIGSEGV handler. It may call MPI and allocate, because a fault in the
 // region is always raised by application code, never inside MPI or malloc
 // (runtime/fault_handler.h says why).
@@ -28,8 +36,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include <mpi.h>
 
 #include "common/config.h"
+#include "common/limits.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
 #include "memory/write_vectors.h"
@@ -40,16 +52,54 @@
 
 namespace scopedsm {
 
+// One fetch: pages [first, first + count), all homed at `home`, into `dst`
+// (this process's memory of the first page, not the application's view;
+// the others follow it). `epoch` is the caller's barrier epoch; `lane` the
+// reply lane its answer comes on (transport/wire.h): 0 for a fetch finished
+// before the next one starts, 1..kMaxAsyncFetches for one left in flight,
+// each lane used by one fetch at a time. The rest is the source's.
+struct PendingFetch {
+  uint64_t first = 0;
+  uint32_t count = 0;
+  int home = -1;
+  uint32_t epoch = 0;
+  uint32_t lane = 0;
+  std::byte* dst = nullptr;
+  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  uint32_t words[kMaxFetchPages] = {};  // RmaSource: the pages' share records
+  std::vector<std::byte> reply;         // MessageSource, write vectors on: the GETPV answer
+};
+
 class PageSource {
  public:
   virtual ~PageSource() = default;
   virtual const char* name() const = 0;
-  // Copies pages [first, first + count), all homed at `home`, into `dst`
-  // (this process's memory of the first page, not the application's view;
-  // the others follow it). `epoch` is the caller's barrier epoch. Returns
-  // how many of the pages had to come through another source instead (a
+  // Posts the fetch `f` describes. `f` must stay where it is until finish().
+  virtual void start(PendingFetch* f) = 0;
+  // Whether finish() would return without waiting. Never blocks.
+  virtual bool done(PendingFetch* f) = 0;
+  // Waits for the fetch and completes it: the pages are in `dst`. Returns
+  // how many of them had to come through another source instead (a
   // one-sided read falling back to messages); 0 for the others.
-  virtual uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) = 0;
+  virtual uint32_t finish(PendingFetch* f) = 0;
+  // start() and finish() at once, on lane 0.
+  uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
+    now_.first = first;
+    now_.count = count;
+    now_.home = home;
+    now_.epoch = epoch;
+    now_.lane = 0;
+    now_.dst = dst;
+    start(&now_);
+    return finish(&now_);
+  }
+
+ protected:
+  // Both requests of `f` complete, without blocking.
+  static bool requests_done(PendingFetch* f);
+
+ private:
+  PendingFetch now_;  // fetch()'s; its reply buffer is kept between fetches
 };
 
 class NodeCopySource final : public PageSource {
@@ -58,7 +108,9 @@ class NodeCopySource final : public PageSource {
   NodeCopySource(const Region* region, const NodeTopology* node, bool skip_record)
       : region_(region), node_(node), skip_record_(skip_record) {}
   const char* name() const override { return "node-copy"; }
-  uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
+  void start(PendingFetch* f) override;  // copies
+  bool done(PendingFetch*) override { return true; }
+  uint32_t finish(PendingFetch*) override { return 0; }
 
  private:
   const Region* region_;
@@ -76,20 +128,24 @@ class MessageSource final : public PageSource {
                 AppCounters* stats)
       : t_(transport), page_size_(page_size), pages_(pages), wvec_(wvec), stats_(stats) {}
   const char* name() const override { return "message"; }
-  uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
+  void start(PendingFetch* f) override;
+  bool done(PendingFetch* f) override { return requests_done(f); }
+  uint32_t finish(PendingFetch* f) override;
+  // Takes effect for fetches started from now on; one in flight keeps the
+  // form it was started with (PendingFetch::reply non-empty: GETPV).
   void set_write_vector(bool on) { write_vector_ = on; }
   bool write_vector() const { return write_vector_; }
 
  private:
   // GETPV: only the blocks written since our copies' versions.
-  void fetch_blocks(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst);
+  void start_blocks(PendingFetch* f);
+  void finish_blocks(PendingFetch* f, int got);
   Transport* t_;
   size_t page_size_;
   PageTable* pages_;  // only PageMeta::wvec_version
   const WriteVectors* wvec_;  // only the block size
   AppCounters* stats_;
   bool write_vector_ = false;
-  std::vector<std::byte> reply_;  // GETPV answers
 };
 
 class RmaSource final : public PageSource {
@@ -106,8 +162,13 @@ class RmaSource final : public PageSource {
         skip_seen_mark_((test_faults & static_cast<uint32_t>(TestFault::kSkipSeenMark)) != 0),
         skip_share_check_((test_faults & static_cast<uint32_t>(TestFault::kRmaIgnoreUntrapped)) != 0) {}
   const char* name() const override { return "rma"; }
-  // Returns the pages found untrapped, hence fetched by message instead.
-  uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) override;
+  // start() waits for the home's acknowledgement of our DIFFs and, once per
+  // page and allocation, for the `seen` mark's flush; then posts MPI_Rgets.
+  void start(PendingFetch* f) override;
+  bool done(PendingFetch* f) override { return requests_done(f); }
+  // Returns the pages found untrapped, hence fetched by message instead
+  // (synchronously, on lane 0).
+  uint32_t finish(PendingFetch* f) override;
 
  private:
   const RmaWindows* windows_;

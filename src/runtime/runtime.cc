@@ -450,6 +450,8 @@ void Runtime::next_touch(ApiCall call, const void* addr, size_t len) {
   coherence_->mark_next_touch(first, last - first + 1);
 }
 
+void Runtime::hold_requests(bool on) { service_->hold(on); }
+
 void Runtime::prefetch(const void* addr, size_t len) {
   RuntimeState& s = *state_;
   if (!on_application_thread()) return;

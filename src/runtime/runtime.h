@@ -70,6 +70,8 @@ class Runtime {
   // SCOPEDSM_TEST_HINTS: random hints before a synchronization call.
   void inject_test_hints();
 
+  // scopedsm_test_hold_requests: this process serves no request while held.
+  void hold_requests(bool on);
   RuntimeState& state() { return *state_; }
   Coherence& coherence() { return *coherence_; }
   SyncClient& sync() { return *sync_; }

@@ -110,6 +110,7 @@ MsgType Service::dispatch(const Incoming& in) {
 bool Service::serve_pending() { return serve_pending_as(TraceThread::kApp); }
 
 bool Service::serve_pending_as(TraceThread who) {
+  if (held_.load(std::memory_order_acquire)) return false;
   std::unique_lock<std::mutex> lock(serve_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return false;
   Transport& t = *p_.transport;

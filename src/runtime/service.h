@@ -63,6 +63,9 @@ class Service {
   LockManager& locks() { return locks_; }
   HomeServer& home() { return home_; }
   std::mutex& serve_mutex() { return serve_mu_; }
+  // Test-only (scopedsm_test_hold_requests): while held, neither thread
+  // serves; requests wait in MPI until the hold ends.
+  void hold(bool on) { held_.store(on, std::memory_order_release); }
 
  private:
   void run();
@@ -86,6 +89,7 @@ class Service {
   std::thread thread_;
   std::mutex serve_mu_;  // held by whichever thread is serving
   std::atomic<int> shutdowns_{0};
+  std::atomic<bool> held_{false};  // hold(); set and cleared by the application thread
   uint64_t next_stall_check_ns_ = 0;
 };
 

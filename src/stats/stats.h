@@ -55,6 +55,8 @@ namespace scopedsm {
   X(hint_prefetch_useful)        \
   X(hint_prefetch_wasted)        \
   X(hint_prefetch_late)          \
+  X(prefetch_async)              \
+  X(prefetch_waits)              \
   X(hint_release_pages)          \
   X(hint_release_filtered)       \
   X(auto_streams)                \

@@ -24,7 +24,7 @@ Status check_message_size(const char* what, size_t bytes) {
 }
 
 const char* posted_message_name(Tag tag, const void* data, size_t n) {
-  if (tag == kTagPage) return "page";
+  if (is_page_tag(tag)) return "page";
   MsgHeader h;
   if (n < sizeof h) return "?";
   std::memcpy(&h, data, sizeof h);

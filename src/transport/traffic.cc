@@ -21,7 +21,7 @@ void Traffic::count_typed(TrafficCounters* c, const void* data, size_t n) {
 
 void Traffic::count_sent(Tag tag, const void* data, size_t n, bool to_self) {
   if (!to_self) ++t_thread_messages;
-  if (tag == kTagPage) {
+  if (is_page_tag(tag)) {
     sent_.page_messages.fetch_add(1, std::memory_order_relaxed);
     sent_.page_bytes.fetch_add(n, std::memory_order_relaxed);
     return;

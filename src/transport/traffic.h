@@ -23,7 +23,7 @@ namespace scopedsm {
 struct TrafficCounters {
   std::array<std::atomic<uint64_t>, kMsgTypeCount> messages{};
   std::array<std::atomic<uint64_t>, kMsgTypeCount> bytes{};
-  std::atomic<uint64_t> page_messages{0};  // raw GETP answers (kTagPage)
+  std::atomic<uint64_t> page_messages{0};  // raw GETP answers (kTagPage and the reply lanes)
   std::atomic<uint64_t> page_bytes{0};
   // Sent only: of the above, those a rank addressed to itself (local
   // mailbox, no MPI); already counted by type, kept apart so reports can

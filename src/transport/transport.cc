@@ -59,7 +59,7 @@ void Transport::post(int dest, Tag tag, const void* data, size_t n, SharedBytes 
   // work on one process and fail on two.
   if (Status s = check_message_size(posted_message_name(tag, data, n), n); !s.ok())
     fatal("cannot send to rank %d: %s", dest, s.message().c_str());
-  const bool to_self = dest == rank_ && tag != kTagPage;
+  const bool to_self = dest == rank_ && !is_page_tag(tag);
   traffic_.count_sent(tag, data, n, to_self);
   if (to_self)
     mailbox_.put(tag, data, n);  // no MPI, no copy through the network layer
@@ -77,7 +77,9 @@ void Transport::send_shared(int dest, Tag tag, const SharedBytes& bytes) {
   post(dest, tag, bytes->data(), bytes->size(), bytes);
 }
 
-void Transport::send_page(int dest, const void* data, size_t n) { post(dest, kTagPage, data, n, nullptr); }
+void Transport::send_page(int dest, const void* data, size_t n, uint32_t lane) {
+  post(dest, page_tag(lane), data, n, nullptr);
+}
 
 bool Transport::try_receive(Tag tag, Incoming* out) {
   if ((tag == kTagRequest || tag == kTagReply) && mailbox_.take(tag, &out->bytes)) {

@@ -92,8 +92,9 @@ class Transport {
   void send(int dest, Tag tag, Bytes bytes);
   void send_shared(int dest, Tag tag, const SharedBytes& bytes);
   // Sends `n` raw bytes that stay valid for the life of the runtime (a page
-  // of the shared region), without copying them.
-  void send_page(int dest, const void* data, size_t n);
+  // of the shared region), without copying them, on reply lane `lane`
+  // (page_tag, transport/wire.h).
+  void send_page(int dest, const void* data, size_t n, uint32_t lane);
 
   // Receives one waiting message on `tag`, if any: first from the mailbox
   // (requests and replies), then from MPI.

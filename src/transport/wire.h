@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/limits.h"
 #include "common/status.h"
 #include "transport/message_table.h"
 
@@ -26,9 +27,20 @@ namespace scopedsm {
 enum Tag : int {
   kTagRequest = 1,  // to the service thread of the destination
   kTagReply = 2,    // to the application thread of the destination
-  kTagPage = 3,     // raw page contents answering a GETP
+  kTagPage = 3,     // raw page contents answering a GETP on reply lane 0 (a fetch the requester waits for)
   kTagPeer = 4,     // application thread to application thread (barrier rounds), read where expected
+  // Raw page contents answering a GETP on reply lane L >= 1 (a fetch left in
+  // flight, docs/PROTOCOL.md §2.6) arrive on tag kTagPageLanes + L - 1, so
+  // that each of a requester's outstanding fetches matches its own answer
+  // whatever order the home answers them in.
+  kTagPageLanes = 16,
 };
+// The tag of reply lane `lane` (0 to kMaxAsyncFetches).
+inline Tag page_tag(uint32_t lane) { return lane == 0 ? kTagPage : static_cast<Tag>(kTagPageLanes + lane - 1); }
+// Whether `tag` carries raw page contents (any lane).
+inline bool is_page_tag(int tag) {
+  return tag == kTagPage || (tag >= kTagPageLanes && tag < kTagPageLanes + static_cast<int>(kMaxAsyncFetches));
+}
 
 // One enumerator per line of the message table (message_table.h), with its id.
 enum class MsgType : uint16_t {

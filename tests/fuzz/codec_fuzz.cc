@@ -51,6 +51,7 @@ struct Promises : samples::LookAtNothing {
   bool kept = true;
   void page(uint32_t x) { kept = kept && page_ok(x, l); }
   void run(uint32_t first, uint32_t n) { kept = kept && n >= 1 && n <= kMaxFetchPages && first + uint64_t{n} <= l.pages; }
+  void lane(uint32_t x) { kept = kept && x <= kMaxAsyncFetches; }
   void lock(uint32_t x) { kept = kept && x < static_cast<uint32_t>(l.locks); }
   void cv(uint32_t x) { kept = kept && x < static_cast<uint32_t>(l.condvars); }
   void rank(const char*, int32_t x) { kept = kept && x >= 0 && x < l.ranks; }

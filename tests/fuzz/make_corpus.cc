@@ -144,6 +144,7 @@ void other_setups(Out* o) {
   o->write("ACQ-1-lock", encode(AcquireMsg{0, 0, 0}, 1), SetupIndex{4, 3, 0, 1, 1, kAcceptAll});
   o->write("GETP-no-pages", encode(GetPageMsg{0, 0}, 1), SetupIndex{0, 3, 0, 0, 0, kAcceptAll});
   o->write("GETP-run-to-end", encode(GetPageMsg{96, 0, 4}, 1));
+  o->write("GETP-last-lane", encode(GetPageMsg{3, 0, 2, kMaxAsyncFetches}, 1));
   o->write("COLLGRANT-many-ranks", encode(CollectiveDoneMsg{std::vector<Bytes>(16, stats_blob(5))}, 1),
            SetupIndex{4, 5, 0, 0, 0, kAcceptAll});
 }
@@ -156,7 +157,8 @@ void bad_fields(Out* o) {
     return w.finish(1);
   };
   o->write("bad-GETP-page-eq-pages", encode(GetPageMsg{100, 0}, 1));
-  o->write("bad-GETP-trailing", raw(MsgType::kGetPage, 1u, 0u, 1u, uint8_t{0}));
+  o->write("bad-GETP-trailing", raw(MsgType::kGetPage, 1u, 0u, 1u, 0u, uint8_t{0}));
+  o->write("bad-GETP-lane", encode(GetPageMsg{1, 0, 1, kMaxAsyncFetches + 1}, 1));
   o->write("bad-GETP-run-past-end", encode(GetPageMsg{96, 0, 5}, 1));
   o->write("bad-GETP-run-zero", encode(GetPageMsg{1, 0, 0}, 1));
   o->write("bad-GETP-run-too-long", encode(GetPageMsg{0, 0, kMaxFetchPages + 1}, 1));

@@ -8,6 +8,7 @@
 // Values are checked in every configuration; counters where the cache has
 // room for what the test fetches (the tiny-cache runs drop hints instead).
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 
 #include "jia.h"
 #include "scopedsm.hpp"
+#include "api/test_hooks.h"
 #include "support/test_util.h"
 
 using namespace scopedsm_test;
@@ -315,6 +317,59 @@ TEST(AutoHints, AHintDroppedForWantOfRoomLeavesItsRangeToTheEngine) {
       EXPECT_EQ(counter("auto_deferred") - deferred0, 0u) << "faults deferred to a hint that was dropped";
     }
     for (size_t p = 0; p < fill; ++p) ASSERT_EQ(at(b, p), pattern(43, p)) << "page " << p;
+  }
+  scopedsm_barrier();
+}
+
+// A prefetch never waits for the home (docs/PROTOCOL.md §2.6). Rank 0
+// serves nothing while rank 1 hints 48 of its pages, and lets go only once
+// the hint has returned: a hint that waited for its answer would wait for
+// ever (the negative control sync-prefetch does, until SCOPEDSM_TIMEOUT
+// ends the job). From another node the run is left in flight and its first
+// touch finishes it: one fault for the 48 pages, as with a run that had
+// arrived. From a node peer's memory the copy waits for nobody anyway.
+TEST(Hints, APrefetchNeverWaitsForTheHome) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  uint64_t* a = homed_at_zero(24);
+  constexpr int kTag = 4711;
+  int token = 0;
+  if (rank() == 0) {
+    scopedsm_test_hold_requests(1);
+    MPI_Send(&token, 1, MPI_INT, 1, kTag, MPI_COMM_WORLD);  // held
+    MPI_Recv(&token, 1, MPI_INT, 1, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    scopedsm_test_hold_requests(0);
+  } else if (rank() == 1) {
+    MPI_Recv(&token, 1, MPI_INT, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const uint64_t async0 = counter("prefetch_async"), node0 = counter("node_fetches"),
+                   faults0 = counter("read_faults"), useful0 = counter("hint_prefetch_useful");
+    scopedsm_prefetch(a, kPages * page());
+    const uint64_t async = counter("prefetch_async") - async0;
+    const bool node_copy = counter("node_fetches") > node0;
+    MPI_Send(&token, 1, MPI_INT, 0, kTag, MPI_COMM_WORLD);  // the hint returned
+    for (size_t p = 0; p < kPages; ++p) ASSERT_EQ(at(a, p), pattern(24, p)) << "page " << p;
+    if (cache_pages() >= 2 * kPages) {
+      EXPECT_EQ(async, node_copy ? 0u : 1u);  // one run of 48 pages, left in flight
+      EXPECT_EQ(counter("read_faults") - faults0, 1u);
+      EXPECT_EQ(counter("hint_prefetch_useful") - useful0, kPages);
+    }
+  }
+  scopedsm_barrier();
+}
+
+// A run still in flight at a synchronization point is finished there, and
+// is then an ordinary prefetched run, which write notices invalidate (a run
+// left in flight would end the job with an internal error there).
+TEST(Hints, ARunInFlightIsFinishedAtTheNextSynchronization) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a reader";
+  uint64_t* a = homed_at_zero(25, 8);
+  if (rank() == 1) scopedsm_prefetch(a, 8 * page());
+  const uint64_t waits0 = counter("prefetch_waits");
+  scopedsm_barrier();
+  if (rank() == 0) a[3 * page() / 8] = 77;
+  scopedsm_barrier();
+  if (rank() == 1) {
+    for (size_t p = 0; p < 8; ++p) ASSERT_EQ(at(a, p), p == 3 ? 77u : pattern(25, p)) << "page " << p;
+    EXPECT_EQ(counter("prefetch_waits"), waits0);  // the barrier finished the run: no touch waited
   }
   scopedsm_barrier();
 }

@@ -80,6 +80,7 @@ class ValidFiller {
     const uint64_t room = l_.pages > first ? l_.pages - first : 1;
     n = static_cast<uint32_t>(src_->pick(1, std::min<uint64_t>(kMaxFetchPages, room)));
   }
+  void lane(uint32_t& x) { x = static_cast<uint32_t>(src_->pick(0, kMaxAsyncFetches)); }
   void lock(uint32_t& x) { x = static_cast<uint32_t>(src_->pick(0, static_cast<uint64_t>(l_.locks) - 1)); }
   void cv(uint32_t& x) { x = static_cast<uint32_t>(src_->pick(0, static_cast<uint64_t>(l_.condvars) - 1)); }
   void rank(const char*, int32_t& x) { x = static_cast<int32_t>(src_->pick(0, static_cast<uint64_t>(l_.ranks) - 1)); }
@@ -124,6 +125,7 @@ struct LookAtNothing {
   void epoch(const auto&) {}
   void page(const auto&) {}
   void run(const auto&, const auto&) {}
+  void lane(const auto&) {}
   void lock(const auto&) {}
   void cv(const auto&) {}
   void rank(const char*, const auto&) {}

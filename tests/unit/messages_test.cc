@@ -202,6 +202,12 @@ class BreakOne {
     n = 0;
     expect = "a run of 0 pages from page " + std::to_string(first) + " is out of range";
   }
+  void lane(uint32_t& x) {
+    valid_.lane(x);
+    if (!hit()) return;
+    x = kMaxAsyncFetches + 1;
+    expect = "reply lane " + std::to_string(x) + " is out of range (0 to " + std::to_string(kMaxAsyncFetches) + ")";
+  }
   void lock(uint32_t& x) {
     valid_.lock(x);
     if (!hit()) return;
@@ -272,7 +278,8 @@ TEST(MessageTable, EveryCheckedFieldRejectsTheValueJustOutside) {
 // the field kinds must keep producing exactly these bytes (header: magic
 // 0x5d53, type, payload length, sequence number; then the payload).
 TEST(MessageTable, WireFormatIsUnchanged) {
-  EXPECT_EQ(encode(GetPageMsg{5, 2, 3}, 1), from_hex("535d 0100 0c000000 01000000  05000000 02000000 03000000"));
+  EXPECT_EQ(encode(GetPageMsg{5, 2, 3, 7}, 1),
+            from_hex("535d 0100 10000000 01000000  05000000 02000000 03000000 07000000"));
   EXPECT_EQ(encode(AcquireMsg{3, 1, 0x0102030405060708}, 2),
             from_hex("535d 0400 10000000 02000000  03000000 01000000 0807060504030201"));
   EXPECT_EQ(encode(AcquireGrantMsg{3, 4, {{1, 0}, {2, kMultipleWriters}}}, 3),
