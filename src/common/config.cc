@@ -198,6 +198,11 @@ const std::vector<ConfigVariable>& config_variables() {
        "What scopedsm_release does with the pages it names (after the one-call lag per call site): 'buffered' "
        "keeps them in a priority-ordered buffer and gives them back only when room is needed (a cache slot, "
        "or home memory over SCOPEDSM_HOME_MEMORY), lowest priority first; 'aggressive' gives them back at once."},
+      {"SCOPEDSM_PREFETCH", "async",
+       "How a prefetch hint fetches runs of pages homed on other nodes: 'async' starts each run and returns, "
+       "leaving it in flight until the first touch of one of its pages, an eviction or the next synchronization "
+       "call (at most 32 runs at once); 'sync' waits for every run before the hint returns, as a fault's fetch "
+       "does (for comparison). Pages homed on this node are copied at once either way."},
       {"SCOPEDSM_AUTO_HINTS", "off",
        "'on': the runtime makes its own hints: each process detects sequential and strided streams of page faults, "
        "prefetches ahead of them (a distance of 1 to 64 steps and at most half the cache, longer when pages "
@@ -526,6 +531,11 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     else if (*v == "aggressive") c.release_policy = ReleasePolicy::kAggressive;
     else return bad("SCOPEDSM_RELEASE_POLICY", *v, "buffered or aggressive");
   }
+  if (auto v = lookup("SCOPEDSM_PREFETCH")) {
+    if (*v == "async") c.prefetch_sync = false;
+    else if (*v == "sync") c.prefetch_sync = true;
+    else return bad("SCOPEDSM_PREFETCH", *v, "async or sync");
+  }
   if (auto v = lookup("SCOPEDSM_AUTO_HINTS")) {
     Status s = parse_bool("SCOPEDSM_AUTO_HINTS", *v, &c.auto_hints);
     if (!s.ok()) return s;
@@ -687,6 +697,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   out.push_back({"home_backing", c.home_backing_dir.empty() ? "memory" : "file:" + c.home_backing_dir});
   out.push_back({"home_memory", c.home_memory == 0 ? "0" : size_text(c.home_memory)});
   out.push_back({"release_policy", c.release_policy == ReleasePolicy::kBuffered ? "buffered" : "aggressive"});
+  out.push_back({"prefetch", c.prefetch_sync ? "sync" : "async"});
   out.push_back({"auto_hints", c.auto_hints ? "on" : "off"});
   out.push_back({"locks", std::to_string(c.locks)});
   out.push_back({"schedule", schedule_text(c.schedule)});

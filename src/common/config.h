@@ -55,7 +55,7 @@ enum class TestFault : uint32_t {
   kUntrapCopied = 1u << 23,      // a home untraps pages copied in the interval the barrier ends: readers refetch them every interval
   kHangInFinalize = 1u << 24,    // not a breakage: rank 1's MPI_Finalize never returns, as some MPI libraries' shutdown does
   kAutoOverHints = 1u << 25,     // automatic hints act on faults in ranges the program's prefetch hints named: the two cut each other's runs
-  kSyncPrefetch = 1u << 26,      // a prefetch hint waits for its runs from other nodes: the caller blocks until the home answers
+  kSlowRetrapQueue = 1u << 26,   // not a breakage: a home marks next-touch pages 50 ms late and leaves the point 150 ms late, and a node peer queues a copy of an untrapped page 100 ms after claiming it (widens a race for tests)
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -89,7 +89,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kUntrapCopied, "untrap-copied"},
     {TestFault::kHangInFinalize, "hang-in-finalize"},
     {TestFault::kAutoOverHints, "auto-over-hints"},
-    {TestFault::kSyncPrefetch, "sync-prefetch"},
+    {TestFault::kSlowRetrapQueue, "slow-retrap-queue"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
@@ -162,6 +162,7 @@ struct Config {
   std::string home_backing_dir;        // SCOPEDSM_HOME_BACKING=file:DIR; empty = memory (a memfd)
   uint64_t home_memory = 0;            // SCOPEDSM_HOME_MEMORY: bytes of home pages kept resident; 0 = no limit
   ReleasePolicy release_policy = ReleasePolicy::kBuffered;  // SCOPEDSM_RELEASE_POLICY
+  bool prefetch_sync = false;          // SCOPEDSM_PREFETCH=sync: hints wait for their runs (for comparison)
   bool auto_hints = false;             // SCOPEDSM_AUTO_HINTS: the runtime's own prefetch and release hints
   uint64_t test_hints = 0;             // test-only: seed of random prefetch and release hints; 0 = none
   bool strict = false;                 // an unknown SCOPEDSM_* variable is an error, not a warning

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/clock.h"
+
 namespace scopedsm {
 
 namespace {
@@ -55,15 +57,27 @@ HomeShare::HomeShare(std::byte* base, uint64_t num_pages) : capacity_(num_pages)
   probe_ = reinterpret_cast<std::atomic<uint32_t>*>(base + probe_offset(num_pages));
 }
 
-void HomeShare::record_copies(uint32_t first, uint32_t count, uint32_t epoch) const {
-  for (uint32_t p = first; p < first + count; ++p) mark_copied(p, epoch);
+void HomeShare::record_copies(uint32_t first, uint32_t count, uint32_t epoch, uint64_t queue_pause_ns) const {
+  for (uint32_t p = first; p < first + count; ++p) mark_copied(p, epoch, queue_pause_ns);
   // The copies are read after this point. Paired with the fence in drain():
   // a home write a copy misses is after the home's fence, so the drain that
   // follows that write sees the queued page (see the header).
   full_fence(ring_->tail);
 }
 
-void HomeShare::mark_copied(uint32_t page, uint32_t epoch) const {
+void HomeShare::trap_settled(uint32_t page) const {
+  std::atomic<uint32_t>& w = words_[page];
+  uint32_t now = w.fetch_and(~kShareUntrapped, std::memory_order_seq_cst) & ~kShareUntrapped;
+  // A copier that saw the page untrapped set kShareRetrap in that same
+  // compare-and-swap, before our fetch_and; it sets kSharePushed after its
+  // ring entry's tail increment, which the next drain's load of the tail sees.
+  while ((now & kShareRetrap) && !(now & kSharePushed)) {
+    sched_yield();
+    now = w.load(std::memory_order_seq_cst);
+  }
+}
+
+void HomeShare::mark_copied(uint32_t page, uint32_t epoch, uint64_t queue_pause_ns) const {
   std::atomic<uint32_t>& w = words_[page];
   uint32_t old = w.load(std::memory_order_seq_cst);
   bool queue = false;
@@ -76,6 +90,7 @@ void HomeShare::mark_copied(uint32_t page, uint32_t epoch) const {
     if (next == old || w.compare_exchange_weak(old, next, std::memory_order_seq_cst)) break;
   }
   if (queue) {
+    if (queue_pause_ns != 0) sleep_ns(queue_pause_ns);
     const uint64_t at = ring_->tail.fetch_add(1, std::memory_order_seq_cst);
     entries_[at % capacity_].store(page + 1, std::memory_order_release);
     w.fetch_or(kSharePushed, std::memory_order_seq_cst);

@@ -85,8 +85,10 @@ class HomeShare {
   // Records that copies of pages [first, first + count) are being taken by
   // a process at barrier epoch `epoch`, then fences once. Call before
   // reading the pages. Pages the home was not trapping are queued for
-  // re-trapping (once each).
-  void record_copies(uint32_t first, uint32_t count, uint32_t epoch) const;
+  // re-trapping (once each). `queue_pause_ns` is for a test only
+  // (SCOPEDSM_TEST_FAULT=slow-retrap-queue): the pause between claiming a
+  // page's queueing and queueing it, which widens the race trap_settled closes.
+  void record_copies(uint32_t first, uint32_t count, uint32_t epoch, uint64_t queue_pause_ns = 0) const;
 
   // Home only: the pages queued since the last drain; clears their retrap bit.
   void drain(std::vector<uint32_t>* out) const;
@@ -101,6 +103,13 @@ class HomeShare {
   // the rest: a copier that queued it meanwhile is still drained). The
   // caller write-protects the page before it writes it again.
   void trap(uint32_t page) const { words_[page].fetch_and(~kShareUntrapped, std::memory_order_seq_cst); }
+  // Home only: trap(), then waits until a copier that found the page
+  // untrapped before the trap has queued it (it claims the queueing in the
+  // same atomic step as it sees the page untrapped, and queues a few
+  // instructions later), so that the next drain() returns the page. A
+  // next-touch point needs this: its drain must see every copy taken while
+  // the page was untrapped (docs/PROTOCOL.md §6c).
+  void trap_settled(uint32_t page) const;
   // Home only: a new allocation's page, with no copy anywhere.
   void reset(uint32_t page, bool untrapped) const;
   // Whether a one-sided reader has marked the page.
@@ -121,7 +130,7 @@ class HomeShare {
   std::atomic<uint32_t>* words_ = nullptr;
   RingHeader* ring_ = nullptr;
   // record_copies() for one page, without the fence.
-  void mark_copied(uint32_t page, uint32_t epoch) const;
+  void mark_copied(uint32_t page, uint32_t epoch, uint64_t queue_pause_ns) const;
   // Undoes an untrap whose page turned out to be read one-sided.
   bool keep_untrapped_unless_seen(uint32_t page) const;
 

@@ -63,14 +63,15 @@ Coherence::Coherence(const CoherenceParts& p)
       wvec_(p.wvec),
       surface_(p.surface),
       message_source_(p.transport, p.region->page_size(), p.pages, p.wvec, p.stats),
-      node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0),
+      node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0,
+                   (p.test_faults & static_cast<uint32_t>(TestFault::kSlowRetrapQueue)) != 0 ? 100'000'000 : 0),
       release_buffered_(p.release_buffered),
       home_memory_pages_(p.home_memory_pages),
       auto_hints_(p.auto_hints),
       streams_(p.cache->capacity() / 2, p.cache->capacity() / 2,
                (p.test_faults & static_cast<uint32_t>(TestFault::kAutoNoStream)) != 0),
       auto_over_hints_((p.test_faults & static_cast<uint32_t>(TestFault::kAutoOverHints)) != 0),
-      sync_prefetch_((p.test_faults & static_cast<uint32_t>(TestFault::kSyncPrefetch)) != 0) {
+      sync_prefetch_(p.prefetch_sync) {
   message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
@@ -130,13 +131,15 @@ void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
 // Re-homing on next touch (docs/PROTOCOL.md §6c)
 
 void Coherence::mark_next_touch(uint64_t first, uint64_t count) {
-  mark_pending(first, count);
+  const bool trapped = mark_pending(first, count);
   // Copies others took of our marked pages since our barrier began (queued
   // while they were untrapped) have all our writes: we wrote nothing since.
   drain_retraps(true);
+  // Test only: whatever a late copier queues now reaches our next drain.
+  if (trapped && test_fault(TestFault::kSlowRetrapQueue)) sleep_ns(150'000'000);
 }
 
-void Coherence::mark_pending(uint64_t first, uint64_t count) {
+bool Coherence::mark_pending(uint64_t first, uint64_t count) {
   std::vector<uint32_t> drop, trap;
   uint64_t marked = 0;
   for (uint64_t p = first; p < first + count; ++p) {
@@ -149,7 +152,9 @@ void Coherence::mark_pending(uint64_t first, uint64_t count) {
     // after the copy, §2.3), and that note would beat every touch. Trapped,
     // the home notes only its real writes.
     if (m.state == PageState::kHomeUntrapped) {
-      region_->share().trap(static_cast<uint32_t>(p));
+      // Test only: node peers copy the page first, while it is untrapped.
+      if (trap.empty() && test_fault(TestFault::kSlowRetrapQueue)) sleep_ns(50'000'000);
+      region_->share().trap_settled(static_cast<uint32_t>(p));
       trap.push_back(static_cast<uint32_t>(p));
     }
     // Our next touch must fault to be seen, and must fetch what the home
@@ -159,9 +164,11 @@ void Coherence::mark_pending(uint64_t first, uint64_t count) {
       drop.push_back(static_cast<uint32_t>(p));
   }
   transition_runs(trap, PageState::kHomeClean, "next-touch point");  // before we write again
+  const bool trapped = !trap.empty();
   stats_->next_touch_pages_marked += marked;
   stats_->invalidations += drop.size();
   drop_copies(drop);  // sorted: one protection change per run
+  return trapped;
 }
 
 void Coherence::auto_next_touch() {

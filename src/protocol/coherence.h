@@ -58,6 +58,7 @@ struct CoherenceParts {
   bool auto_hints = false;        // SCOPEDSM_AUTO_HINTS: the engine's own hints (fetch runs off)
   uint32_t test_faults = 0;       // TestFault bits (negative controls only)
   bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
+  bool prefetch_sync = false;     // SCOPEDSM_PREFETCH=sync: hints wait for their runs
   uint64_t home_memory_pages = 0; // SCOPEDSM_HOME_MEMORY in pages; 0 = no limit
   bool node_shared = false;       // the region has mapped the node peers' memory
   const NodeTopology* node = nullptr;
@@ -272,7 +273,8 @@ class Coherence {
   // since our barrier began and every copy taken since has all our writes.
   void drain_retraps(bool quiet = false);
   // mark_next_touch without its drain of the retrap queue.
-  void mark_pending(uint64_t first, uint64_t count);
+  // Returns whether it trapped any of our home pages.
+  bool mark_pending(uint64_t first, uint64_t count);
   // Keeps an invalid copy's memory until the next batch discard.
   void list_stale(uint32_t page);
   void mark_dirty(uint64_t page);
@@ -338,7 +340,7 @@ class Coherence {
   uint32_t inflight_runs_ = 0;     // lanes in use
   bool settling_ = false;          // finish_prefetch is moving pages out of kInFlight
   const bool auto_over_hints_;     // test fault auto-over-hints: it does not
-  const bool sync_prefetch_;       // test fault sync-prefetch: hints wait for their runs
+  const bool sync_prefetch_;       // SCOPEDSM_PREFETCH=sync: hints wait for their runs
   ReleaseBuffer released_copies_;  // cached pages released, buffered
   ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
   uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)

@@ -10,14 +10,20 @@
 namespace scopedsm {
 
 bool PageSource::requests_done(PendingFetch* f) {
-  int done = 0;
-  MPI_Testall(2, f->reqs, &done, MPI_STATUSES_IGNORE);
-  return done != 0;
+  // MPI_Request_get_status leaves a completed request to finish(), whose
+  // wait reads its status (the byte count); MPI_Test would free it.
+  for (MPI_Request& r : f->reqs) {
+    int done = 0;
+    MPI_Request_get_status(r, &done, MPI_STATUS_IGNORE);
+    if (!done) return false;
+  }
+  return true;
 }
 
 void NodeCopySource::start(PendingFetch* f) {
   const int local = node_->local_index(f->home);
-  if (!skip_record_) region_->peer_share(local).record_copies(static_cast<uint32_t>(f->first), f->count, f->epoch);
+  if (!skip_record_)
+    region_->peer_share(local).record_copies(static_cast<uint32_t>(f->first), f->count, f->epoch, queue_pause_ns_);
   // The home and other writers may change other words of the pages while
   // we copy; docs/MEMORY_MODEL.md ("Copies taken while the home writes")
   // says why that is still correct under scope consistency.

@@ -95,7 +95,7 @@ class PageSource {
   }
 
  protected:
-  // Both requests of `f` complete, without blocking.
+  // Both requests of `f` complete, without blocking and without freeing them.
   static bool requests_done(PendingFetch* f);
 
  private:
@@ -104,9 +104,10 @@ class PageSource {
 
 class NodeCopySource final : public PageSource {
  public:
-  // `skip_record` is a negative control only (SCOPEDSM_TEST_FAULT=skip-node-record).
-  NodeCopySource(const Region* region, const NodeTopology* node, bool skip_record)
-      : region_(region), node_(node), skip_record_(skip_record) {}
+  // `skip_record` is a negative control only (SCOPEDSM_TEST_FAULT=skip-node-record);
+  // `queue_pause_ns` a widened race for tests only (slow-retrap-queue, HomeShare::record_copies).
+  NodeCopySource(const Region* region, const NodeTopology* node, bool skip_record, uint64_t queue_pause_ns = 0)
+      : region_(region), node_(node), skip_record_(skip_record), queue_pause_ns_(queue_pause_ns) {}
   const char* name() const override { return "node-copy"; }
   void start(PendingFetch* f) override;  // copies
   bool done(PendingFetch*) override { return true; }
@@ -116,6 +117,7 @@ class NodeCopySource final : public PageSource {
   const Region* region_;
   const NodeTopology* node_;
   const bool skip_record_;
+  const uint64_t queue_pause_ns_;
 };
 
 // With write vectors on (set_write_vector), a fetch sends GETPV with the

@@ -270,6 +270,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   parts.auto_hints = cfg.auto_hints;
   parts.test_faults = cfg.test_faults;
   parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;
+  parts.prefetch_sync = cfg.prefetch_sync;
   parts.home_memory_pages = cfg.home_memory / state_->region.page_size();
   parts.node_shared = node_shared;
   parts.node = &st.node;

@@ -95,10 +95,14 @@ CONFIGS = {
     "wvec": {"SCOPEDSM_WRITE_VECTOR": "on"},
     # The out-of-core study (docs/STUDIES.md §5), for --apps ooc: demand
     # paging alone, the kernel's explicit hints (ooc -H 1), the runtime's
-    # automatic hints (SCOPEDSM_AUTO_HINTS), and both.
+    # automatic hints (SCOPEDSM_AUTO_HINTS), and both; the -sync ones wait
+    # for every prefetched run before the hint returns (SCOPEDSM_PREFETCH=sync),
+    # to show what leaving runs in flight buys.
     "ooc-demand": {"SCOPEDSM_AUTO_HINTS": "off"},
     "ooc-explicit": {"SCOPEDSM_AUTO_HINTS": "off", "args": ["-H", "1"]},
+    "ooc-explicit-sync": {"SCOPEDSM_AUTO_HINTS": "off", "SCOPEDSM_PREFETCH": "sync", "args": ["-H", "1"]},
     "ooc-auto": {"SCOPEDSM_AUTO_HINTS": "on"},
+    "ooc-auto-sync": {"SCOPEDSM_AUTO_HINTS": "on", "SCOPEDSM_PREFETCH": "sync"},
     "ooc-both": {"SCOPEDSM_AUTO_HINTS": "on", "args": ["-H", "1"]},
 }
 # Names that stand for a list of configurations (`--configs sweep-interrupt`).

@@ -1,6 +1,7 @@
 """The out-of-core study (docs/STUDIES.md §5; issue 10) from `scopedsm bench`
 results of `--apps ooc` with the configurations ooc-demand, ooc-explicit,
-ooc-auto and ooc-both: per kernel and case, the stall, the total time, the
+ooc-auto and ooc-both (and ooc-explicit-sync, ooc-auto-sync: the hints waiting
+for their runs, SCOPEDSM_PREFETCH=sync): per kernel and case, the stall, the total time, the
 hints issued and filtered, late and wasted prefetches, pages released, and
 the fraction of the demand case's stall that each hinted case removes.
 
@@ -8,7 +9,8 @@ The case is read from each run's statistics: "home" when the homes were in
 files (`home_backing` file:DIR), else "remote" (pages homed at another
 process, cached in a page cache smaller than the data), each marked "node
 sharing off" when every process was a node of its own (pages fetched across
-nodes rather than copied from the home's memory). The kernel and size
+nodes rather than copied from the home's memory), and "by message" when
+SCOPEDSM_FETCH=message kept those fetches off one-sided reads. The kernel and size
 come from the result line's size string, without its `hints=` and `chunk=`
 fields; runs with explicit hints are told apart by their chunk (`ooc -c`, the
 pages one hint names), so a study may compare chunk sizes side by side.
@@ -17,8 +19,9 @@ import statistics
 
 from . import figures, results
 
-CASES = ["ooc-demand", "ooc-explicit", "ooc-auto", "ooc-both"]
-LABEL = {"ooc-demand": "demand", "ooc-explicit": "explicit", "ooc-auto": "auto", "ooc-both": "both"}
+CASES = ["ooc-demand", "ooc-explicit-sync", "ooc-explicit", "ooc-auto-sync", "ooc-auto", "ooc-both"]
+LABEL = {"ooc-demand": "demand", "ooc-explicit-sync": "explicit, sync", "ooc-explicit": "explicit",
+         "ooc-auto-sync": "auto, sync", "ooc-auto": "auto", "ooc-both": "both"}
 
 # Counters summed over processes, from the statistics of every run of a case
 # (medians over the runs).
@@ -59,8 +62,11 @@ def _label(case):
 def _case(stats):
     config = (stats or {}).get("config") or {}
     case = "home" if str(config.get("home_backing") or "memory").startswith("file") else "remote"
-    # Pages copied from a home on the node, or fetched across nodes.
-    return case + (", node sharing off" if config.get("node_sharing") == "off" else "")
+    # Pages copied from a home on the node, or fetched across nodes (one-sided
+    # where the start-up check allows, or by message when SCOPEDSM_FETCH says so).
+    if config.get("node_sharing") == "off":
+        case += ", node sharing off" + (", by message" if config.get("fetch") == "message" else "")
+    return case
 
 
 def _run_metrics(run):

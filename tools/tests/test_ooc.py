@@ -5,10 +5,10 @@ import bench_files
 from scopedsm_tools import bench, ooc
 
 
-def stats(data_times, backing="memory", sharing="on", **counters):
+def stats(data_times, backing="memory", sharing="on", fetch="auto", **counters):
     # One entry per process; the named counters all go to the last process.
     n = len(data_times)
-    return {"config": {"home_backing": backing, "node_sharing": sharing},
+    return {"config": {"home_backing": backing, "node_sharing": sharing, "fetch": fetch},
             "ranks": [{"rank": r, "time_s": {"data": t, "total": 1.0},
                        "counters": dict(counters) if r == n - 1 else {}} for r, t in enumerate(data_times)]}
 
@@ -84,6 +84,30 @@ class OocTest(unittest.TestCase):
         rows = ooc.rows(d["summary"], d["runs"])
         self.assertEqual([(r[1], r[3][("ooc-demand", None)]["stall"]) for r in rows],
                          [("remote", 0.4), ("remote, node sharing off", 0.8)])
+
+    def test_fetches_by_message_are_a_case_of_their_own(self):
+        d = doc([("ooc-demand", "kernel=cg n=8 iters=1 hints=0", [(2.0, stats([0.8], sharing="off"))]),
+                 ("ooc-demand", "kernel=cg n=8 iters=1 hints=0", [(3.0, stats([1.6], sharing="off", fetch="message"))])])
+        d["runs"][1]["source"] = d["summary"][1]["source"] = "msg"
+        rows = ooc.rows(d["summary"], d["runs"])
+        self.assertEqual([r[1] for r in rows], ["remote, node sharing off", "remote, node sharing off, by message"])
+
+    def test_sync_prefetch_sits_beside_the_async_in_one_row(self):
+        d = doc([("ooc-demand", "kernel=cg n=8 iters=1 hints=0", [(2.0, stats([1.0]))]),
+                 ("ooc-auto", "kernel=cg n=8 iters=1 hints=0", [(1.0, stats([0.25]))]),
+                 ("ooc-explicit", "kernel=cg n=8 iters=1 hints=1 chunk=8", [(1.5, stats([0.5]))]),
+                 ("ooc-auto-sync", "kernel=cg n=8 iters=1 hints=0", [(1.5, stats([0.75]))]),
+                 ("ooc-explicit-sync", "kernel=cg n=8 iters=1 hints=1 chunk=8", [(1.6, stats([0.6]))])])
+        rows = ooc.rows(d["summary"], d["runs"])
+        self.assertEqual(len(rows), 1)
+        by = rows[0][3]
+        self.assertEqual(list(by), [("ooc-demand", None), ("ooc-explicit-sync", 8), ("ooc-explicit", 8),
+                                    ("ooc-auto-sync", None), ("ooc-auto", None)])
+        self.assertAlmostEqual(by[("ooc-auto-sync", None)]["removed"], 0.25)
+        self.assertAlmostEqual(by[("ooc-auto", None)]["removed"], 0.75)
+        md = "\n".join(ooc.markdown(rows))
+        self.assertIn("| auto, sync | 0.750 |", md)
+        self.assertIn("| explicit, sync (8-page hints) | 0.600 |", md)
 
     def test_explicit_hints_of_two_chunk_sizes_are_two_cases(self):
         d = doc([("ooc-demand", "kernel=mm n=8 iters=1 hints=0", [(2.0, stats([1.0]))]),
