@@ -111,6 +111,7 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_HOME_BACKING", "file:relative/dir"},
                                          BadValue{"SCOPEDSM_HOME_MEMORY", "lots"},
                                          BadValue{"SCOPEDSM_RELEASE_POLICY", "eager"},
+                                         BadValue{"SCOPEDSM_PREFETCH", "later"},
                                          BadValue{"SCOPEDSM_AUTO_HINTS", "yes"},
                                          BadValue{"SCOPEDSM_TEST_HINTS", "-1"},
                                          BadValue{"SCOPEDSM_LOCKS", "0"}, BadValue{"SCOPEDSM_LOCKS", "2147483648"},
@@ -330,7 +331,8 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
                                 {"SCOPEDSM_TASK_MIGRATION", "compute"},
                                 {"SCOPEDSM_TASK_MIGRATION_ALPHA", "7"},
                                 {"SCOPEDSM_TASK_MIGRATION_BETA", "0.35"},
-                                {"SCOPEDSM_SERVICE_SLICE_US", "300"}}),
+                                {"SCOPEDSM_SERVICE_SLICE_US", "300"},
+                                {"SCOPEDSM_PREFETCH", "sync"}}),
                            &c)
                   .ok());
   std::map<std::string, std::string> vars;
@@ -365,7 +367,9 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_UNIT_PAGES"], "16");
   EXPECT_EQ(vars["SCOPEDSM_WRITE_VECTOR"], "256");
   EXPECT_EQ(vars["SCOPEDSM_AUTO_HINTS"], "on");
-  EXPECT_EQ(vars.size(), 38u);  // all of them were set
+  EXPECT_EQ(vars["SCOPEDSM_PREFETCH"], "sync");
+  EXPECT_TRUE(back.prefetch_sync);
+  EXPECT_EQ(vars.size(), 39u);  // all of them were set
 }
 
 // SCOPEDSM_WRITE_VECTOR takes on, off or a block size; cache-only write
