@@ -221,8 +221,7 @@ void Coherence::handle_fault(uint64_t page, Access access) {
     case PageState::kInFlight:
       if (write) ++stats_->write_faults;
       else ++stats_->read_faults;
-      touch_in_flight(page, write);
-      auto_hint(page, false);
+      auto_hint(touch_in_flight(page, write), false);
       return;
     case PageState::kHomeClean:
       ++stats_->write_faults;
@@ -410,9 +409,12 @@ uint32_t Coherence::inflight_index(uint64_t page) const {
   fatal("internal error: page %" PRIu64 " is in flight, but no prefetch run holds it", page);
 }
 
-void Coherence::touch_in_flight(uint64_t page, bool write) {
+uint64_t Coherence::touch_in_flight(uint64_t page, bool write) {
   const uint32_t i = inflight_index(page);
   InFlightRun& run = inflight_[i];
+  // An automatic run's stream moves ahead as if its last page, the
+  // tripwire a finished run would have, had been touched.
+  const uint64_t stream_page = run.run_source == RunSource::kAuto ? run.fetch.first + run.fetch.count - 1 : page;
   if (!run.source->done(&run.fetch)) {
     // The touch came before the run's answer: the prefetch was late.
     ++stats_->prefetch_waits;
@@ -425,6 +427,7 @@ void Coherence::touch_in_flight(uint64_t page, bool write) {
   }
   finish_prefetch(i, true);
   if (write) make_writable(page);  // read-only now, as the whole run
+  return stream_page;
 }
 
 void Coherence::fetch(uint64_t page, bool for_write) {

@@ -257,8 +257,11 @@ class Coherence {
   void finish_prefetch(uint32_t i, bool touched = false);
   // The index in inflight_ of the run `page` (kInFlight) belongs to.
   uint32_t inflight_index(uint64_t page) const;
-  // A fault on a kInFlight page: waits for its run, then as the page's new state.
-  void touch_in_flight(uint64_t page, bool write);
+  // A fault on a kInFlight page: waits for its run, then as the page's new
+  // state. Returns the page the automatic hints' streams are to see: the
+  // run's last page for an automatic run (as its tripwire's touch would
+  // have been), else `page`.
+  uint64_t touch_in_flight(uint64_t page, bool write);
   void make_writable(uint64_t page);
   void home_write(uint64_t page);
   void claim_home(uint64_t page, Access access);
