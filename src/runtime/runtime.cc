@@ -49,6 +49,13 @@ void finalize_mpi(double timeout_s, int rank, bool hang) {
                    "with status 0\n",
                    rank, timeout_s);
       std::fflush(stderr);
+      // Every process whose finalize hangs says so before any of them goes:
+      // a launcher ends the others' processes once one is gone (MPICH's
+      // Hydra does), and their messages would be lost. The process standing
+      // for the hung library (test fault) goes last, as a process hung in a
+      // library would: the peers must not see it die inside their own
+      // MPI_Finalize, which some libraries answer with an error exit.
+      std::this_thread::sleep_for(std::chrono::milliseconds(hang ? 800 : 200));
       _exit(0);
     });
   }
