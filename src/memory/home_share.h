@@ -55,7 +55,7 @@
 //
 // Thread ownership: record_copies() by any thread of any process of the node;
 // `seen` bytes written by any process (one-sided); drain(), try_untrap*(),
-// trap() and reset() by the home's application thread only.
+// trap_settled() and reset() by the home's application thread only.
 #pragma once
 
 #include <atomic>
@@ -100,15 +100,13 @@ class HomeShare {
   // Home only: untrapped unless anyone ever took a copy (first touch).
   bool try_untrap_fresh(uint32_t page) const;
   // Home only: traps writes to the page again (clears kShareUntrapped, keeps
-  // the rest: a copier that queued it meanwhile is still drained). The
-  // caller write-protects the page before it writes it again.
-  void trap(uint32_t page) const { words_[page].fetch_and(~kShareUntrapped, std::memory_order_seq_cst); }
-  // Home only: trap(), then waits until a copier that found the page
-  // untrapped before the trap has queued it (it claims the queueing in the
-  // same atomic step as it sees the page untrapped, and queues a few
-  // instructions later), so that the next drain() returns the page. A
-  // next-touch point needs this: its drain must see every copy taken while
-  // the page was untrapped (docs/PROTOCOL.md §6c).
+  // the rest: a copier that queued it meanwhile is still drained), then
+  // waits until a copier that found the page untrapped before the trap has
+  // queued it (it claims the queueing in the same atomic step as it sees
+  // the page untrapped, and queues a few instructions later), so that the
+  // next drain() returns the page: a next-touch point's drain must see
+  // every copy taken while the page was untrapped (docs/PROTOCOL.md §6c).
+  // The caller write-protects the page before it writes it again.
   void trap_settled(uint32_t page) const;
   // Home only: a new allocation's page, with no copy anywhere.
   void reset(uint32_t page, bool untrapped) const;

@@ -351,6 +351,14 @@ bool Coherence::start_prefetch(uint64_t first, uint32_t count, int home, RunSour
     if (run == nullptr) return false;
   }
   PageSource* source = source_for(home);
+  if (source == rma_source_.get()) {
+    // A one-sided read must wait for the home's acknowledgement of our
+    // DIFFs (RmaSource::start): one owed, or one the run's own pending
+    // diffs would make, means waiting for the home's CPU. Dropped instead.
+    bool pending = transport_->acks().owed(home) > 0;
+    for (uint64_t p = first; p < first + count && !pending; ++p) pending = (*pages_)[p].pending_diff;
+    if (pending) return false;
+  }
   {
     TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns, TraceKind::kFetch, static_cast<uint32_t>(first),
                    static_cast<uint32_t>(home));
@@ -563,7 +571,7 @@ void Coherence::prefetch_pages(uint64_t first, uint64_t count, bool automatic) {
         fetch_run(p, got, home);
         settle_hint_run(p, got, source);
       } else if (!start_prefetch(p, got, home, source)) {
-        got = 0;  // every reply lane busy: dropped
+        got = 0;  // every reply lane busy, or the run would wait for the home: dropped
       }
     }
     dropped += n - got;
@@ -1172,9 +1180,13 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
   if (next_touch_barriers_ != 0) auto_next_touch_.push_back({first, count, next_touch_barriers_});
 }
 
-void Coherence::transition(uint64_t page, PageState to, const char* context) {
+void Coherence::check_leaving(uint64_t page, const char* context) const {
   if ((*pages_)[page].state == PageState::kInFlight && !settling_)
     fatal("internal error: %s: page %" PRIu64 " left the in-flight state before its fetch finished", context, page);
+}
+
+void Coherence::transition(uint64_t page, PageState to, const char* context) {
+  check_leaving(page, context);
   const Prot prot = prot_for(to);
   if (region_->prot(page) != prot) set_prot(page, 1, prot, context);
   (*pages_)[page].state = to;
@@ -1188,8 +1200,7 @@ void Coherence::transition_range(uint64_t first, uint64_t count, PageState to, c
   if (count == 0) return;
   set_prot(first, count, prot_for(to), context);
   for (uint64_t p = first; p < first + count; ++p) {
-    if ((*pages_)[p].state == PageState::kInFlight && !settling_)
-      fatal("internal error: %s: page %" PRIu64 " left the in-flight state before its fetch finished", context, p);
+    check_leaving(p, context);
     (*pages_)[p].state = to;
   }
 }

@@ -249,7 +249,9 @@ class Coherence {
   void settle_hint_run(uint64_t first, uint32_t count, RunSource source);
   // Asynchronous prefetch (docs/PROTOCOL.md §2.6). start_prefetch leaves
   // run [first, first + count) of `home` in flight on a free reply lane and
-  // returns true, or returns false with nothing done if no lane is free.
+  // returns true, or returns false with nothing done if no lane is free or
+  // if starting it would wait for the home (a one-sided read behind our
+  // unacknowledged DIFFs).
   bool start_prefetch(uint64_t first, uint32_t count, int home, RunSource source);
   // Waits for the run in flight in inflight_[i] and settles it: read-only
   // and counted used if `touched` (a fault on one of its pages finishes
@@ -284,6 +286,8 @@ class Coherence {
   // The only code that changes a page's state; the protection follows from
   // the new state (prot_for). `context` names the cause in error reports.
   void transition(uint64_t page, PageState to, const char* context);
+  // Ends the job if `page` would leave kInFlight other than by finish_prefetch.
+  void check_leaving(uint64_t page, const char* context) const;
   void transition_runs(const std::vector<uint32_t>& sorted_pages, PageState to, const char* context);
   void transition_range(uint64_t first, uint64_t count, PageState to, const char* context);
   void set_prot(uint64_t first, uint64_t count, Prot prot, const char* context);

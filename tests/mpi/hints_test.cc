@@ -382,4 +382,42 @@ TEST(Hints, ARunInFlightIsFinishedAtTheNextSynchronization) {
   scopedsm_barrier();
 }
 
+// Nor does a one-sided hint wait for the home's acknowledgement of our
+// DIFFs, which a one-sided read must (it is not ordered after our messages
+// as a GETP is): with a written copy released at once (aggressive policy)
+// and the home serving nothing, the run is dropped rather than waited for.
+// By message or from the node's memory nothing waits anyway.
+TEST(Hints, AOneSidedRunBehindUnacknowledgedDiffsIsDropped) {
+  if (nprocs() < 2) GTEST_SKIP() << "needs a home and a writer";
+  if (!aggressive()) GTEST_SKIP() << "needs releases given back at once";
+  uint64_t* a = homed_at_zero(27, 16);
+  constexpr int kTag = 4712;
+  int token = 0;
+  if (rank() == 0) {
+    MPI_Recv(&token, 1, MPI_INT, 1, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);  // written
+    scopedsm_test_hold_requests(1);
+    MPI_Send(&token, 1, MPI_INT, 1, kTag, MPI_COMM_WORLD);  // held
+    MPI_Recv(&token, 1, MPI_INT, 1, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    scopedsm_test_hold_requests(0);
+  } else if (rank() == 1) {
+    a[0] = 5;  // a written copy of page 0
+    MPI_Send(&token, 1, MPI_INT, 0, kTag, MPI_COMM_WORLD);
+    MPI_Recv(&token, 1, MPI_INT, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    scopedsm_release_tagged(a, page(), 0, 301);
+    scopedsm_release_tagged(a, page(), 0, 301);  // passes the lag: its DIFF goes home, unacknowledged
+    const uint64_t dropped0 = counter("hint_prefetch_dropped"), rma0 = counter("rma_fetches");
+    scopedsm_prefetch(a + 8 * page() / 8, 8 * page());
+    const uint64_t dropped = counter("hint_prefetch_dropped") - dropped0;
+    MPI_Send(&token, 1, MPI_INT, 0, kTag, MPI_COMM_WORLD);  // the hint returned
+    for (size_t p = 8; p < 16; ++p) ASSERT_EQ(at(a, p), pattern(27, p)) << "page " << p;
+    if (counter("rma_fetches") > rma0) {
+      EXPECT_EQ(dropped, 8u);  // pages of that home travel one-sided here
+    }
+    EXPECT_EQ(a[0], 5u);
+  }
+  scopedsm_barrier();
+  ASSERT_EQ(a[0], 5u);
+  scopedsm_barrier();
+}
+
 }  // namespace
