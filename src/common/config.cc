@@ -241,7 +241,8 @@ const std::vector<ConfigVariable>& config_variables() {
        "and before every request is served, to shake out timing-dependent bugs (0 to 1000000)."},
       {"SCOPEDSM_TEST_FAULT", "(none)",
        "Test only: deliberately break protocol steps (a comma-separated list of skip-invalidate, skip-diff, "
-       "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, skip-barrier-round, "
+       "skip-notices, skip-node-record, whole-word-merge, skip-seen-mark, rma-ignore-untrapped, keep-unrecorded (acquires keep "
+       "copies read one-sided from untrapped pages), skip-barrier-round, "
        "stale-home-offer, keep-lost-home, release-skip-diff, no-steal (loops never steal), next-touch-stale, "
        "no-task-migration (jia_lbarrier never reassigns ranges), unit-first-page-only (twins and diffs cover only a "
        "unit's first OS page), wvec-drop-block (a write-vector reply leaves out a written block), cowd-keep-cache "

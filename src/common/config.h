@@ -35,7 +35,7 @@ enum class TestFault : uint32_t {
   kSkipNodeRecord = 1u << 3,  // node peers copy home pages without recording the copy: stale reads
   kWholeWordMerge = 1u << 4,  // node peers merge whole changed words, not bytes: lost neighbour bytes
   kSkipSeenMark = 1u << 5,    // one-sided readers do not mark pages seen: homes untrap pages others hold
-  kRmaIgnoreUntrapped = 1u << 6,  // one-sided readers keep copies of untrapped pages: unrecorded copies
+  kRmaIgnoreUntrapped = 1u << 6,  // one-sided readers treat untrapped pages as trapped (no RECORD, copies kept past acquires): stale reads
   kSlowUntrap = 1u << 7,      // not a breakage: a home with pages to untrap after a barrier does so 50 ms late (widens a race for tests)
   kSkipBarrierRound = 1u << 8,  // a barrier ignores the notices its last round brings: stale reads
   kStaleHomeOffer = 1u << 9,    // a barrier writer offers to become the home even of pages whose copy it lost: stale homes
@@ -56,6 +56,7 @@ enum class TestFault : uint32_t {
   kHangInFinalize = 1u << 24,    // not a breakage: rank 1's MPI_Finalize never returns, as some MPI libraries' shutdown does
   kAutoOverHints = 1u << 25,     // automatic hints act on faults in ranges the program's prefetch hints named: the two cut each other's runs
   kSlowRetrapQueue = 1u << 26,   // not a breakage: a home marks next-touch pages 50 ms late and leaves the point 150 ms late, and a node peer queues a copy of an untrapped page 100 ms after claiming it (widens a race for tests)
+  kKeepUnrecorded = 1u << 27,    // acquires keep copies read one-sided from untrapped pages (RECORD still goes): stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -90,6 +91,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kHangInFinalize, "hang-in-finalize"},
     {TestFault::kAutoOverHints, "auto-over-hints"},
     {TestFault::kSlowRetrapQueue, "slow-retrap-queue"},
+    {TestFault::kKeepUnrecorded, "keep-unrecorded"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this

@@ -37,13 +37,14 @@
 // Copies read one-sided (MPI_Get from another node, protocol/page_source.h)
 // cannot run record_copies(): MPI's atomics need the home's CPU. Such a reader
 // first writes the page's `seen` byte (MPI_Put, flushed), then reads the
-// share word and the page; it uses the copy only if the word says trapped,
-// and otherwise fetches the page by message (which records it). The home,
-// whenever it untraps, sets kShareUntrapped first and reads `seen` after a
-// full fence, and undoes the untrap if the byte is set. Either the reader
-// sees the untrap (and takes the recorded path) or the home sees the byte
-// (and keeps trapping): no page is ever written untrapped while an
-// unrecorded copy of it is held. A set `seen` byte stays set until the page
+// share word and the page. The home, whenever it untraps, sets
+// kShareUntrapped first and reads `seen` after a full fence, and undoes the
+// untrap if the byte is set. Either the reader sees the untrap or the home
+// sees the byte (and keeps trapping). A copy whose word said untrapped is
+// the reader's to drop at its next acquire (PageMeta::unrecorded), and its
+// RECORD message makes the home's service thread call record_copies() for
+// it later; no copy of a page the home writes untrapped survives an
+// acquire unless it was recorded. A set `seen` byte stays set until the page
 // is allocated again or its home moves away (home migration resets the old
 // home's word and byte, docs/PROTOCOL.md §6a), so a page read one-sided
 // stays trapped (JIAJIA's rule).

@@ -82,6 +82,8 @@ struct PageMeta {
   bool pending_diff;          // a diff of it waits to be sent home
   bool stale_listed;          // invalid copy whose memory awaits discarding
   bool seen_marked;           // we marked it `seen` at its home (one-sided reads, HomeShare)
+  bool seen_trapped;          // seen_marked, and a one-sided read found it trapped: it stays trapped while marked
+  bool unrecorded;            // our copy was read one-sided while its home did not trap it: dropped at our next acquire
   uint8_t run_pages;          // kPrefetched only: pages its fetch run brought besides the faulting one
   RunSource run_source;       // kPrefetched only: what brought its run
   bool demanded;              // fetched by a fault and named by no prefetch hint since (a later hint was late)

@@ -76,8 +76,7 @@ Coherence::Coherence(const CoherenceParts& p)
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
   if (p.rma != nullptr)
-    rma_source_ = std::make_unique<RmaSource>(p.rma, p.region, p.pages, p.transport, &message_source_,
-                                              p.test_faults);
+    rma_source_ = std::make_unique<RmaSource>(p.rma, p.region, p.pages, p.transport, !p.cache_only, p.test_faults);
   PageSource* remote = rma_source_ ? static_cast<PageSource*>(rma_source_.get()) : &message_source_;
   sources_.resize(static_cast<size_t>(size_));
   for (int r = 0; r < size_; ++r) {
@@ -94,7 +93,9 @@ std::vector<WriteNotice> Coherence::barrier_notices(const std::vector<uint32_t>&
     // as diffs, and nobody else wrote it if the offer survives the merge);
     // an evicted one is not.
     const PageMeta& m = (*pages_)[p];
-    const bool offer = (home_migration_ || m.nt_pending) && m.state == PageState::kReadOnly;
+    // Nor is an unrecorded one: its home may have written the page since
+    // without a notice (§2.3), which would make a second writer.
+    const bool offer = (home_migration_ || m.nt_pending) && m.state == PageState::kReadOnly && !m.unrecorded;
     out.push_back({p, rank_, offer || test_fault(TestFault::kStaleHomeOffer)});
   }
   if (nt_touched_.empty()) return out;
@@ -105,7 +106,8 @@ std::vector<WriteNotice> Coherence::barrier_notices(const std::vector<uint32_t>&
   for (uint32_t p : nt_touched_) {
     PageMeta& m = (*pages_)[p];
     m.nt_touched = false;
-    if (m.nt_pending && m.state == PageState::kReadOnly && !std::binary_search(pages.begin(), pages.end(), p))
+    if (m.nt_pending && m.state == PageState::kReadOnly && !m.unrecorded &&
+        !std::binary_search(pages.begin(), pages.end(), p))
       touches.push_back({p, rank_, true, true});
   }
   nt_touched_.clear();
@@ -388,7 +390,7 @@ void Coherence::finish_prefetch(uint32_t i, bool touched) {
   {
     TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns, TraceKind::kFetch, static_cast<uint32_t>(f.first),
                    static_cast<uint32_t>(f.home));
-    count_fetch(run.source, f.count, run.source->finish(&run.fetch));
+    count_fetch(run.source, f, run.source->finish(&run.fetch));
   }
   run.source = nullptr;
   --inflight_runs_;
@@ -464,11 +466,21 @@ void Coherence::claim_run(uint64_t page, uint32_t count, int home) {
   if (pending) send_pending(home);
 }
 
-void Coherence::count_fetch(const PageSource* source, uint32_t count, uint32_t fallbacks) {
-  if (source == &node_source_) stats_->node_fetches += count;
-  if (source == rma_source_.get()) {
-    stats_->rma_fetches += count - fallbacks;
-    stats_->rma_fallbacks += fallbacks;
+void Coherence::count_fetch(const PageSource* source, const PendingFetch& f, uint32_t unrecorded) {
+  if (source == &node_source_) stats_->node_fetches += f.count;
+  if (source != rma_source_.get()) return;
+  stats_->rma_fetches += f.count;
+  if (unrecorded == 0) return;
+  stats_->rma_unrecorded += unrecorded;
+  // Dropped at our next acquire (invalidate, invalidate_all_copies).
+  for (uint64_t p = f.first; p < f.first + f.count; ++p)
+    if ((*pages_)[p].unrecorded) unrecorded_.push_back(static_cast<uint32_t>(p));
+  if (unrecorded_.size() > 2 * cache_->capacity()) {
+    // A long interval that evicts and fetches the same pages again: keep
+    // each copy still held once.
+    std::sort(unrecorded_.begin(), unrecorded_.end());
+    unrecorded_.erase(std::unique(unrecorded_.begin(), unrecorded_.end()), unrecorded_.end());
+    std::erase_if(unrecorded_, [this](uint32_t p) { return !(*pages_)[p].unrecorded; });
   }
 }
 
@@ -479,7 +491,8 @@ void Coherence::fetch_run(uint64_t page, uint32_t count, int home) {
                    source == &node_source_ ? TraceKind::kNodeCopy : TraceKind::kFetch, static_cast<uint32_t>(page),
                    static_cast<uint32_t>(home));
     claim_run(page, count, home);
-    count_fetch(source, count, source->fetch(page, count, home, epoch_, region_->alias(page)));
+    const uint32_t unrecorded = source->fetch(page, count, home, epoch_, region_->alias(page));
+    count_fetch(source, source->last_fetch(), unrecorded);
     ++stats_->remote_fetches;
   }
   for (uint32_t i = 0; i < count; ++i) {
@@ -776,6 +789,7 @@ void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
   for (uint32_t p : sorted_pages) {
     PageMeta& m = (*pages_)[p];
     m.demanded = false;
+    m.unrecorded = false;
     released_copies_.remove(p);
     if (m.state != PageState::kPrefetched) continue;
     switch (m.run_source) {
@@ -952,10 +966,26 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
       drop.push_back(n.page);
     }
   }
+  take_unrecorded(&drop);
   std::sort(drop.begin(), drop.end());
   drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
   stats_->invalidations += drop.size();
   drop_copies(drop);
+}
+
+void Coherence::take_unrecorded(std::vector<uint32_t>* drop) {
+  // Copies read one-sided while their home did not trap them: the home may
+  // have written them since without a notice (docs/PROTOCOL.md §2.3).
+  if (test_fault(TestFault::kKeepUnrecorded)) return;  // negative control: stale reads
+  for (uint32_t p : unrecorded_) {
+    PageMeta& m = (*pages_)[p];
+    if (!m.unrecorded) continue;  // dropped since (the flag goes with the copy)
+    if (m.state == PageState::kReadWrite)
+      fatal("internal error: page %u is still being written at an acquire", p);
+    if (m.state == PageState::kReadOnly || m.state == PageState::kPrefetched) drop->push_back(p);
+    else m.unrecorded = false;
+  }
+  unrecorded_.clear();
 }
 
 // ---------------------------------------------------------------------------
@@ -1007,7 +1037,9 @@ void Coherence::invalidate_all_copies() {
     if (st == PageState::kReadWrite) fatal("internal error: page %" PRIu64 " is still being written at an acquire", p);
     if (st == PageState::kReadOnly || st == PageState::kPrefetched) drop.push_back(static_cast<uint32_t>(p));
   });
+  take_unrecorded(&drop);
   std::sort(drop.begin(), drop.end());
+  drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
   stats_->invalidations += drop.size();
   drop_copies(drop);
 }
@@ -1066,6 +1098,7 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
     // one must get its own before we read the page from it one-sided, or it
     // could untrap the page under our copy.
     m.seen_marked = false;
+    m.seen_trapped = false;
     // A write vector's version is the old home's; the new one's differ.
     m.wvec_version = 0;
     wvec_->forget(n.page);
@@ -1161,6 +1194,7 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.in_dirty_list = false;
     m.pending_diff = false;
     m.seen_marked = false;
+    m.seen_trapped = false;
     m.run_pages = 0;
     m.run_source = RunSource::kFault;
     m.demanded = false;

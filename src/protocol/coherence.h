@@ -163,9 +163,10 @@ class Coherence {
   // ordered after the diffs anyway. -1 waits for all.
   void flush_diffs(int ordered_with);
   // Drops cached copies named by `notices`, except pages this process alone
-  // wrote (it already sees its own writes) and pages homed here. With
-  // cache-only write detection, drops every cached copy: home writes send
-  // no notices.
+  // wrote (it already sees its own writes) and pages homed here, and every
+  // unrecorded copy (read one-sided while its home did not trap it,
+  // docs/PROTOCOL.md §2.3). With cache-only write detection, drops every
+  // cached copy: home writes send no notices.
   void invalidate(const std::vector<WriteNotice>& notices);
 
   // An atomic operation on the word at byte `offset` of `page`, executed at
@@ -182,7 +183,7 @@ class Coherence {
   uint64_t atomic(uint64_t page, uint32_t offset, AtomicOp op, AtomicType type, uint64_t operand, uint64_t expected,
                   const char* call);
   // Drops every cached copy of a page homed elsewhere (an acquire-ordered
-  // atomic's self-invalidation). Call after close_interval and flush_diffs:
+  // atomic's self-invalidation), unrecorded ones included. Call after close_interval and flush_diffs:
   // no copy may be being written, and our own writes must be home already.
   void invalidate_all_copies();
 
@@ -241,9 +242,12 @@ class Coherence {
   // Takes cache slots for fetch run [first, first + count) of `home` and
   // sends our pending diffs of its pages ahead of the fetch.
   void claim_run(uint64_t first, uint32_t count, int home);
-  // Counts a finished fetch of `count` pages from `source`, `fallbacks` of
-  // them by message instead.
-  void count_fetch(const PageSource* source, uint32_t count, uint32_t fallbacks);
+  // Counts finished fetch `f` from `source`, `unrecorded` of whose pages
+  // were read one-sided untrapped, and lists those for our next acquire.
+  void count_fetch(const PageSource* source, const PendingFetch& f, uint32_t unrecorded);
+  // Adds to `drop` the unrecorded copies still held (every acquire drops
+  // them: docs/PROTOCOL.md §2.3) and empties the list.
+  void take_unrecorded(std::vector<uint32_t>* drop);
   // A hint's run [first, first + count), fetched: readable, but for its last
   // page, the tripwire (kPrefetched) whose touch counts it used.
   void settle_hint_run(uint64_t first, uint32_t count, RunSource source);
@@ -326,6 +330,7 @@ class Coherence {
   std::vector<PageSource*> sources_;  // per home rank
   std::vector<uint32_t> retraps_;     // scratch for drain_retraps
   std::vector<uint32_t> stale_;       // invalid copies whose memory is not yet discarded
+  std::vector<uint32_t> unrecorded_;  // pages fetched unrecorded since our last acquire (may repeat)
   std::vector<uint32_t> dirty_;                       // pages written this interval
   std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
   std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it

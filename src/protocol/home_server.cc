@@ -72,6 +72,17 @@ void HomeServer::on(const Incoming& in, const GetPageMsg& msg) {
   stats_->pages_served.fetch_add(msg.count, std::memory_order_relaxed);
 }
 
+void HomeServer::on(const Incoming&, const RecordCopiesMsg& msg) {
+  // Copies another node read one-sided while we did not trap the pages: we
+  // trap them again and note them at our next synchronization, so that the
+  // reader's next copies are kept. Its copies do not depend on this (it
+  // drops them at its next acquire), so a page that is not ours (any more,
+  // or not yet, in a barrier that moves homes) is skipped, never deferred.
+  for (uint32_t p = msg.page; p < msg.page + msg.count; ++p)
+    if (homed_here(p)) region_->share().record_copies(p, 1, msg.epoch);
+  stats_->copies_recorded.fetch_add(msg.count, std::memory_order_relaxed);
+}
+
 void HomeServer::on(const Incoming& in, const GetPageVecMsg& msg) {
   if (msg.versions.size() != sizeof(uint64_t) * msg.count)
     bad_request("GETPV", in.source,

@@ -58,6 +58,7 @@ class HomeServer {
   // Requests (Service::dispatch calls the on() that takes the message).
   void on(const Incoming& in, const GetPageMsg& msg);
   void on(const Incoming& in, const GetPageVecMsg& msg);
+  void on(const Incoming& in, const RecordCopiesMsg& msg);
   void on(const Incoming& in, const DiffMsg& msg);
   void on(const Incoming& in, const HomeClaimMsg& msg);
   void on(const Incoming& in, const AtomicMsg& msg);

@@ -174,6 +174,25 @@ struct GetPageVecMsg {
   }
 };
 
+// RECORD: the sender read pages page .. page + count - 1 one-sided in
+// barrier epoch `epoch` and found them untrapped (docs/PROTOCOL.md §2.3):
+// the home records the copies as a GETP would (so it traps the pages again
+// and notes them at its next synchronization). Advisory: never answered,
+// and pages no longer homed at the destination are skipped. The sender's
+// correctness does not wait for it: it drops such copies at its next
+// acquire.
+struct RecordCopiesMsg {
+  uint32_t page = 0;
+  uint32_t epoch = 0;
+  uint32_t count = 1;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.page(m.page);
+    v.epoch(m.epoch);
+    v.run(m.page, m.count);
+  }
+};
+
 // DIFF: diff records (protocol/diff.h) of pages homed at the destination.
 // Coherence writes them record by record into a Writer; the home applies
 // them record by record, checking each against the page it names, so to

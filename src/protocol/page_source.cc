@@ -1,5 +1,6 @@
 #include "protocol/page_source.h"
 
+#include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cstring>
@@ -138,7 +139,17 @@ void RmaSource::start(PendingFetch* f) {
     windows_->put_share_flushed(ones.data(), count, home, HomeShare::seen_offset(region_->num_pages(), first));
     for (uint64_t p = first; p < first + count; ++p) (*pages_)[p].seen_marked = true;
   }
-  windows_->get_share(f->words, sizeof(uint32_t) * count, home, HomeShare::word_offset(first), &f->reqs[0]);
+  // A page marked seen that a read found trapped stays trapped while the
+  // mark stands (untraps refuse it, memory/home_share.h): its share word
+  // need not be read again. The run's words are read unless all are so.
+  bool known = true;
+  for (uint64_t p = first; p < first + count && known; ++p) known = (*pages_)[p].seen_trapped;
+  if (known) {
+    std::fill(f->words, f->words + count, 0u);
+    f->reqs[0] = MPI_REQUEST_NULL;
+  } else {
+    windows_->get_share(f->words, sizeof(uint32_t) * count, home, HomeShare::word_offset(first), &f->reqs[0]);
+  }
   windows_->get_page(f->dst, ps * count, home, first * ps, &f->reqs[1]);
 }
 
@@ -148,23 +159,39 @@ uint32_t RmaSource::finish(PendingFetch* f) {
   const uint32_t count = f->count;
   t_->poll_request(&f->reqs[0], "a one-sided read of pages' records (MPI_Rget)", home);
   t_->poll_request(&f->reqs[1], "a one-sided read of pages (MPI_Rget)", home);
-  // Pages the home does not trap would go unrecorded: fetch them the
-  // recorded way, each stretch of them with one message; the home traps
-  // them from then on.
-  uint32_t fallbacks = 0;
+  // Pages the home does not trap: nobody recorded these copies, so the home
+  // may write the pages without a notice. They are kept until our next
+  // acquire, which drops them (Coherence::invalidate): under scope
+  // consistency a home write is ours to see only after an acquire. The home
+  // is asked to trap them again (RECORD), so that later copies are kept.
+  //
+  // A next-touch pending page is the exception (docs/PROTOCOL.md §6c): its
+  // home traps it before it leaves the next-touch point and writes nothing
+  // in the point, and it stays trapped while pending. Found untrapped, it
+  // was read in that window: the copy is as good as a recorded one, and a
+  // RECORD would make the home note the page as written, beating the touch.
+  const auto unrecorded = [this, f](uint32_t i) {
+    return (f->words[i] & kShareUntrapped) != 0 && !skip_share_check_ && !(*pages_)[f->first + i].nt_pending;
+  };
+  uint32_t untrapped = 0;
   for (uint32_t i = 0; i < count;) {
-    if ((f->words[i] & kShareUntrapped) == 0 || skip_share_check_) {
+    if (!unrecorded(i)) {
+      PageMeta& m = (*pages_)[f->first + i];
+      if ((f->words[i] & kShareUntrapped) == 0 || skip_share_check_) m.seen_trapped = m.seen_marked;
       ++i;
       continue;
     }
     uint32_t j = i + 1;
-    while (j < count && (f->words[j] & kShareUntrapped) != 0) ++j;
-    fallbacks += j - i;
-    fallback_->fetch(f->first + i, j - i, home, f->epoch, f->dst + i * ps);
+    while (j < count && unrecorded(j)) ++j;
+    for (uint32_t k = i; k < j; ++k) (*pages_)[f->first + k].unrecorded = true;
+    untrapped += j - i;
+    if (record_untrapped_)
+      t_->send(home, kTagRequest,
+               encode(RecordCopiesMsg{static_cast<uint32_t>(f->first + i), f->epoch, j - i}, t_->next_seq()));
     i = j;
   }
-  t_->read_one_sided(home, ps * count, ps * (count - fallbacks));
-  return fallbacks;
+  t_->read_one_sided(home, ps * count, ps * count);
+  return untrapped;
 }
 
 }  // namespace scopedsm

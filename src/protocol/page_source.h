@@ -16,9 +16,11 @@
 // untrapped. NodeCopySource and MessageSource record the copy at the home
 // (HomeShare::record_copies) before the page is read. RmaSource cannot (MPI's
 // atomics need the home's CPU): it marks the page `seen` at the home, so the
-// home never untraps it again, and uses its copy only if the page was
-// trapped; otherwise it fetches by message (memory/home_share.h says why
-// that suffices). Coherence::source_for chooses the source per home.
+// home never untraps it again. A page it finds untrapped is kept all the
+// same, marked `unrecorded` (PageMeta): the engine drops such a copy at its
+// next acquire, and RECORD asks the home, without waiting for it, to trap
+// the page again (memory/home_share.h says why that suffices).
+// Coherence::source_for chooses the source per home.
 //
 // A fetch is started, then finished (PendingFetch): start() posts it and
 // returns, finish() waits for it and completes it. fetch() does both, for a
@@ -79,9 +81,11 @@ class PageSource {
   // Whether finish() would return without waiting. Never blocks.
   virtual bool done(PendingFetch* f) = 0;
   // Waits for the fetch and completes it: the pages are in `dst`. Returns
-  // how many of them had to come through another source instead (a
-  // one-sided read falling back to messages); 0 for the others.
+  // how many of them are unrecorded copies (PageMeta::unrecorded, set
+  // here): pages a one-sided read found untrapped; 0 for the other sources.
   virtual uint32_t finish(PendingFetch* f) = 0;
+  // The fetch fetch() did last.
+  const PendingFetch& last_fetch() const { return now_; }
   // start() and finish() at once, on lane 0.
   uint32_t fetch(uint64_t first, uint32_t count, int home, uint32_t epoch, std::byte* dst) {
     now_.first = first;
@@ -152,15 +156,17 @@ class MessageSource final : public PageSource {
 
 class RmaSource final : public PageSource {
  public:
-  // `fallback` fetches pages the home does not trap. `test_faults`: the
-  // negative controls skip-seen-mark and rma-ignore-untrapped only.
+  // `record_untrapped`: send RECORDs (not under cache-only write
+  // detection, where homes never trap and every acquire drops every copy).
+  // `test_faults`: the negative controls skip-seen-mark and
+  // rma-ignore-untrapped only.
   RmaSource(const RmaWindows* windows, const Region* region, PageTable* pages, Transport* transport,
-            PageSource* fallback, uint32_t test_faults)
+            bool record_untrapped, uint32_t test_faults)
       : windows_(windows),
         region_(region),
         pages_(pages),
         t_(transport),
-        fallback_(fallback),
+        record_untrapped_(record_untrapped),
         skip_seen_mark_((test_faults & static_cast<uint32_t>(TestFault::kSkipSeenMark)) != 0),
         skip_share_check_((test_faults & static_cast<uint32_t>(TestFault::kRmaIgnoreUntrapped)) != 0) {}
   const char* name() const override { return "rma"; }
@@ -168,16 +174,16 @@ class RmaSource final : public PageSource {
   // page and allocation, for the `seen` mark's flush; then posts MPI_Rgets.
   void start(PendingFetch* f) override;
   bool done(PendingFetch* f) override { return requests_done(f); }
-  // Returns the pages found untrapped, hence fetched by message instead
-  // (synchronously, on lane 0).
+  // Returns the pages found untrapped: marked unrecorded, and named to the
+  // home in a RECORD (one per stretch), never waited for.
   uint32_t finish(PendingFetch* f) override;
 
  private:
   const RmaWindows* windows_;
   const Region* region_;
-  PageTable* pages_;  // only PageMeta::seen_marked
+  PageTable* pages_;  // only PageMeta::seen_marked and PageMeta::unrecorded
   Transport* t_;
-  PageSource* fallback_;
+  const bool record_untrapped_;
   const bool skip_seen_mark_;
   const bool skip_share_check_;
 };

@@ -38,7 +38,7 @@ namespace scopedsm {
   X(remote_fetches)              \
   X(node_fetches)                \
   X(rma_fetches)                 \
-  X(rma_fallbacks)               \
+  X(rma_unrecorded)              \
   X(wvec_fetches)                \
   X(wvec_partial_fetches)        \
   X(wvec_blocks_fetched)         \
@@ -110,6 +110,7 @@ namespace scopedsm {
 
 #define SCOPEDSM_SERVICE_COUNTERS(X) \
   X(pages_served)                    \
+  X(copies_recorded)                 \
   X(diffs_applied)                   \
   X(diff_bytes_applied)              \
   X(requests_served)                 \

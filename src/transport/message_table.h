@@ -58,4 +58,5 @@
   X(23, kAtomicResult, "ATOMICRES", AtomicResultMsg, kTagReply)       \
   X(24, kAmoNotify, "AMONOTIFY", AmoNotifyMsg, kTagPeer)              \
   X(25, kGetPageVec, "GETPV", GetPageVecMsg, kTagRequest)             \
+  X(26, kRecordCopies, "RECORD", RecordCopiesMsg, kTagRequest)       \
   /* a new message goes on a line of its own just above this one */

@@ -42,7 +42,7 @@ struct Counts {
   static Counts now() {
     Counts c;
     for (const char* name : {"net_msgs", "net_interrupts", "net_one_sided", "net_latency_ns", "net_interrupt_ns",
-                             "net_overhead_ns", "msgs_recv_GETP", "msgs_sent_GETP", "rma_fetches", "rma_fallbacks",
+                             "net_overhead_ns", "msgs_recv_GETP", "msgs_sent_GETP", "rma_fetches", "rma_unrecorded",
                              "remote_fetches"})
       c.at[name] = counter(name);
     return c;
@@ -108,7 +108,7 @@ TEST(NetModel, OneSidedReadsPayTheLinkButNoInterrupt) {
     EXPECT_EQ(after.since(before, "net_interrupts"), 0u) << "a one-sided read needs no CPU at the home";
   } else {
     const uint64_t reads = after.since(before, "rma_fetches");
-    EXPECT_EQ(after.since(before, "rma_fallbacks"), 0u) << "SCOPEDSM_WRITE_DETECT=all keeps every page trapped";
+    EXPECT_EQ(after.since(before, "rma_unrecorded"), 0u) << "SCOPEDSM_WRITE_DETECT=all keeps every page trapped: every copy is recorded";
     EXPECT_GE(reads, static_cast<uint64_t>(kPages));
     EXPECT_EQ(after.since(before, "net_one_sided"), reads);
     EXPECT_EQ(after.since(before, "net_interrupts"), 0u);

@@ -297,6 +297,8 @@ TEST(MessageTable, WireFormatIsUnchanged) {
   EXPECT_EQ(encode(DiffMsg{records}, 8), from_hex("535d 0200 03000000 08000000  aabbcc"));
   EXPECT_EQ(encode(WaitMsg{}, 9), from_hex("535d 0900 00000000 09000000"));
   EXPECT_EQ(encode(AckMsg{}, 10), from_hex("535d 1400 00000000 0a000000"));
+  EXPECT_EQ(encode(RecordCopiesMsg{5, 2, 3}, 11),
+            from_hex("535d 1a00 0c000000 0b000000  05000000 02000000 03000000"));
 }
 
 TEST(MessageTable, DiffRecordsAreLeftToTheHome) {
