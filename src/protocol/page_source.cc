@@ -171,7 +171,8 @@ uint32_t RmaSource::finish(PendingFetch* f) {
   // was read in that window: the copy is as good as a recorded one, and a
   // RECORD would make the home note the page as written, beating the touch.
   const auto unrecorded = [this, f](uint32_t i) {
-    return (f->words[i] & kShareUntrapped) != 0 && !skip_share_check_ && !(*pages_)[f->first + i].nt_pending;
+    return (f->words[i] & kShareUntrapped) != 0 && !skip_share_check_ && track_untrapped_ &&
+           !(*pages_)[f->first + i].nt_pending;
   };
   uint32_t untrapped = 0;
   for (uint32_t i = 0; i < count;) {
@@ -185,9 +186,8 @@ uint32_t RmaSource::finish(PendingFetch* f) {
     while (j < count && unrecorded(j)) ++j;
     for (uint32_t k = i; k < j; ++k) (*pages_)[f->first + k].unrecorded = true;
     untrapped += j - i;
-    if (record_untrapped_)
-      t_->send(home, kTagRequest,
-               encode(RecordCopiesMsg{static_cast<uint32_t>(f->first + i), f->epoch, j - i}, t_->next_seq()));
+    t_->send(home, kTagRequest,
+             encode(RecordCopiesMsg{static_cast<uint32_t>(f->first + i), f->epoch, j - i}, t_->next_seq()));
     i = j;
   }
   t_->read_one_sided(home, ps * count, ps * count);

@@ -156,17 +156,19 @@ class MessageSource final : public PageSource {
 
 class RmaSource final : public PageSource {
  public:
-  // `record_untrapped`: send RECORDs (not under cache-only write
-  // detection, where homes never trap and every acquire drops every copy).
+  // `track_untrapped`: mark copies of untrapped pages unrecorded and send
+  // RECORDs; false under cache-only write detection, where homes never trap
+  // and every acquire drops every copy anyway (so that the control
+  // cowd-keep-cache, which keeps copies no notice names, still breaks it).
   // `test_faults`: the negative controls skip-seen-mark and
   // rma-ignore-untrapped only.
   RmaSource(const RmaWindows* windows, const Region* region, PageTable* pages, Transport* transport,
-            bool record_untrapped, uint32_t test_faults)
+            bool track_untrapped, uint32_t test_faults)
       : windows_(windows),
         region_(region),
         pages_(pages),
         t_(transport),
-        record_untrapped_(record_untrapped),
+        track_untrapped_(track_untrapped),
         skip_seen_mark_((test_faults & static_cast<uint32_t>(TestFault::kSkipSeenMark)) != 0),
         skip_share_check_((test_faults & static_cast<uint32_t>(TestFault::kRmaIgnoreUntrapped)) != 0) {}
   const char* name() const override { return "rma"; }
@@ -183,7 +185,7 @@ class RmaSource final : public PageSource {
   const Region* region_;
   PageTable* pages_;  // only PageMeta::seen_marked and PageMeta::unrecorded
   Transport* t_;
-  const bool record_untrapped_;
+  const bool track_untrapped_;
   const bool skip_seen_mark_;
   const bool skip_share_check_;
 };
