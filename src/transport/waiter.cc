@@ -62,7 +62,7 @@ void Waiter::wait_until(WakeRole role, const std::function<bool()>& done, const 
     }
     const uint64_t now = now_ns();
     if (now < spin_until && spin_policy_.may_spin(&last_poll, now)) {
-      for (int i = 0; i < 16; ++i) cpu_relax();
+      for (int i = 0; i < kPausesPerPoll; ++i) cpu_relax();
       continue;
     }
     if (now >= deadline) fatal("%s", timeout_report(what, from, watched).c_str());

@@ -41,6 +41,12 @@ class Waiter {
   static constexpr int kPollsBeforeSleep = 16;         // polls that must all find nothing
   static constexpr uint64_t kSpinAfterWakeNs = 20000;  // keep polling this long after a wake-up
   static constexpr uint64_t kNapWithSendsNs = 200000;  // sleep bound while our sends are in flight
+  // Spin hints between two polls of a spinning wait. One: a PAUSE costs
+  // about 25 ns on the project's AMD EPYC (Zen 4) and up to 140 cycles on
+  // recent Intel cores, so the 16 of earlier versions added 0.2 us on
+  // average to noticing each reply, twice per round trip (PERFORMANCE.md
+  // section 0e).
+  static constexpr int kPausesPerPoll = 1;
   // A wait that a manager watches too (a queued lock request, a barrier or
   // other rendezvous) ends this much after SCOPEDSM_TIMEOUT: the manager's
   // report at the limit names what the waiter cannot know (the holder, the
