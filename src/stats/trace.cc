@@ -88,6 +88,7 @@ void TraceWriter::write(const std::string& text) {
 void TraceWriter::add_rank(int rank, const std::string& host, uint64_t origin_ns,
                            const std::vector<TraceEvent>& events, uint64_t dropped) {
   dropped_ += dropped;
+  origins_.emplace_back(rank, origin_ns);
   put(json_text(metadata("process_name", rank, -1, {{"name", "rank " + std::to_string(rank) + " (" + host + ")"}})));
   put(json_text(metadata("process_sort_index", rank, -1, {{"sort_index", rank}})));
   put(json_text(metadata("thread_name", rank, 0, {{"name", "application"}})));
@@ -117,6 +118,9 @@ Status TraceWriter::close(const std::string& program, int processes) {
   other["program"] = program;
   other["processes"] = processes;
   other["dropped_events"] = dropped_;
+  Json origins = Json::object();
+  for (const auto& [rank, origin] : origins_) origins[std::to_string(rank)] = origin;
+  other["clock_origin_ns"] = std::move(origins);
   const std::string tail = "\n],\"displayTimeUnit\":\"ms\",\"otherData\":" + json_text(other) + "}\n";
   write(tail);
   const int closed = std::fclose(f_);  // flushes: a full disk may only show here

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -150,6 +151,10 @@ class TraceWriter {
   std::string path_;
   bool first_ = true;
   uint64_t dropped_ = 0;
+  // Each added rank's origin on its own monotonic clock, in rank order:
+  // otherData.clock_origin_ns, so that a reader can line up the ranks of
+  // one host to the nanosecond (their clocks are the same clock).
+  std::vector<std::pair<int, uint64_t>> origins_;
 };
 
 }  // namespace scopedsm

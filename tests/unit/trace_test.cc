@@ -81,6 +81,8 @@ TEST(TraceWriter, WritesTraceEventJson) {
   std::remove(path.c_str());
   EXPECT_EQ(j["otherData"]["program"], "prog");
   EXPECT_EQ(j["otherData"]["dropped_events"], 2);
+  // Each rank's origin on its own clock, for lining up the ranks of a host.
+  EXPECT_EQ(j["otherData"]["clock_origin_ns"], Json::parse(R"({"0": 1000000, "1": 5000})"));
   std::vector<Json> complete;
   std::set<std::string> process_names;
   for (const Json& e : j["traceEvents"]) {

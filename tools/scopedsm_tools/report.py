@@ -100,7 +100,8 @@ def add_document(merged, data, path):
     elif results.is_trace(data):
         other = data.get("otherData") if isinstance(data, dict) and isinstance(data.get("otherData"), dict) else {}
         merged["traces"].append({"app": other.get("program") or name, "file": name,
-                                 "dropped": other.get("dropped_events"), "ranks": results.trace_summary(data)})
+                                 "dropped": other.get("dropped_events"), "ranks": results.trace_summary(data),
+                                 "round_trips": results.trace_round_trips(data)})
         merged["sources"].append({"file": name, "mode": "trace", "program": other.get("program")})
     else:
         objects = data if isinstance(data, list) else [data]
@@ -224,6 +225,20 @@ def trace_section(trace):
         rows.append(row)
     out.append(table(["rank"] + [f"{c} (n / ms)" for c in cats], rows))
     out.append("")
+    trips = trace.get("round_trips") or []
+    if trips:
+        out += ["### Round trips", "",
+                "Requests served for a rank of the same host, with the requester's event that waited for "
+                "each (medians, µs): the request leg runs from the event's start to the serve's (encoding, "
+                "sending, the home noticing), the reply leg from the serve's end to the event's end (the "
+                "reply's delivery, the requester noticing, what it does after)."
+                + ("" if all(t["aligned"] for t in trips) else
+                   " This trace has no clock origins, so the split between the legs is off by the ranks' "
+                   "start skew (their sum is exact)."), ""]
+        out.append(table(["request", "requester's event", "n", "event", "request leg", "serve", "reply leg"],
+                         [(t["request"], t["event"], t["count"], t["event_us"], t["request_us"], t["serve_us"],
+                           t["reply_us"]) for t in trips]))
+        out.append("")
     return out
 
 

@@ -3,6 +3,7 @@ applications, the runtime's statistics JSON (SCOPEDSM_STATS_FILE), its
 trace (SCOPEDSM_TRACE), and the JSON objects of the micro-benchmarks. Plus
 the small statistics of repeats.
 """
+import bisect
 import json
 import statistics
 
@@ -15,6 +16,10 @@ TIME_CATEGORIES = ["busy", "data", "segv", "syn", "server", "diff"]
 APP_THREAD_CATEGORIES = ["busy", "data", "segv", "syn"]
 # The trace's event categories (docs/CONFIG.md, SCOPEDSM_TRACE).
 TRACE_CATEGORIES = ["fault", "fetch", "diff", "lock", "barrier", "serve"]
+# The requests whose sender waits for an answer (src/transport/message_table.h):
+# the ones a trace can split into round-trip legs. REL, RECORD, SETCV and
+# the like are one-way: their sender has moved on when they are served.
+ROUND_TRIP_REQUESTS = {"GETP", "GETPV", "DIFF", "ACQ", "WAIT", "WAITCV", "COLL", "HOMECLAIM", "ATOMIC"}
 
 
 def parse_result_lines(text):
@@ -125,6 +130,91 @@ def trace_summary(data):
         c["ms"] += _number(e.get("dur")) / 1000.0
     order = sorted(ranks, key=lambda p: (not isinstance(p, int), p if isinstance(p, int) else str(p)))
     return [{"rank": p, "name": names.get(p), "categories": ranks[p]} for p in order]
+
+
+def _host_of(process_name):
+    """"rank 3 (alpha)" -> "alpha" (None if the name has no host)."""
+    if not isinstance(process_name, str) or "(" not in process_name or not process_name.endswith(")"):
+        return None
+    return process_name[process_name.index("(") + 1:-1]
+
+
+def trace_round_trips(data):
+    """Where the time of each served request went, from a trace: for every
+    request of ROUND_TRIP_REQUESTS a rank served for another rank of the
+    same host, the
+    requester's innermost application-thread event around the moment it
+    was served (its lock, fetch, cv wait...) is split into the request leg
+    (event start to serve start: encoding, sending, delivery, and the
+    home noticing), the serve itself, and the reply leg (serve end to event
+    end: delivery and the requester noticing). Returns rows
+    {"request", "event", "count", "event_us", "request_us", "serve_us",
+    "reply_us", "aligned"} of medians, grouped by request type and event.
+
+    Ranks of one host share a clock: with otherData.clock_origin_ns the
+    ranks are lined up exactly ("aligned"); without it (older traces) each
+    rank's time counts from its own end of jia_init, a few microseconds
+    apart, so the two legs are only approximate (their sum is exact).
+    Requests between hosts are left out (different clocks)."""
+    events = data.get("traceEvents", []) if isinstance(data, dict) else data
+    other = data.get("otherData") if isinstance(data, dict) and isinstance(data.get("otherData"), dict) else {}
+    origins = other.get("clock_origin_ns") if isinstance(other.get("clock_origin_ns"), dict) else {}
+    hosts, app, served = {}, {}, []
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        pid = e.get("pid")
+        if e.get("ph") == "M" and e.get("name") == "process_name" and isinstance(e.get("args"), dict):
+            hosts[pid] = _host_of(e["args"].get("name"))
+        elif e.get("ph") == "X":
+            if e.get("cat") == "serve":
+                if e.get("name") in ROUND_TRIP_REQUESTS:
+                    served.append(e)
+            elif e.get("tid") == 0:
+                app.setdefault(pid, []).append((_number(e.get("ts")), _number(e.get("dur")), str(e.get("name"))))
+    for evs in app.values():
+        evs.sort()
+    starts = {pid: [ev[0] for ev in evs] for pid, evs in app.items()}
+    aligned = all(str(pid) in origins for pid in hosts) and bool(origins)
+
+    def shift_us(pid):  # add to pid's times to put them on rank 0's timeline
+        if not aligned:
+            return 0.0
+        return (_number(origins.get(str(pid))) - _number(origins.get(str(min(hosts))))) / 1000.0
+
+    groups = {}
+    for s in served:
+        home = s.get("pid")
+        src = (s.get("args") or {}).get("from")
+        if src is None or src == home or src not in app or hosts.get(src) is None or hosts.get(src) != hosts.get(home):
+            continue
+        t = _number(s.get("ts")) + shift_us(home) - shift_us(src)  # on the requester's timeline
+        end = t + _number(s.get("dur"))
+        evs, st = app[src], starts[src]
+        i = bisect.bisect_right(st, t) - 1
+        found = None
+        # The innermost enclosing event: the latest-starting one that
+        # contains the serve; events nest only a few deep.
+        for j in range(i, max(i - 8, -1), -1):
+            ts, dur, name = evs[j]
+            if ts <= t and end <= ts + dur:
+                found = evs[j]
+                break
+        if found is None:
+            continue
+        ts, dur, name = found
+        g = groups.setdefault((str(s.get("name")), name), {"event": [], "request": [], "serve": [], "reply": []})
+        g["event"].append(dur)
+        g["request"].append(t - ts)
+        g["serve"].append(end - t)
+        g["reply"].append(ts + dur - end)
+    rows = []
+    for (request, event), g in sorted(groups.items(), key=lambda kv: -len(kv[1]["event"])):
+        rows.append({"request": request, "event": event, "count": len(g["event"]),
+                     "event_us": statistics.median(g["event"]), "request_us": statistics.median(g["request"]),
+                     "serve_us": statistics.median(g["serve"]), "reply_us": statistics.median(g["reply"]),
+                     "aligned": aligned})
+    return rows
 
 
 def parse_json_objects(text):

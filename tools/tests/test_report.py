@@ -125,6 +125,58 @@ class ReportTest(unittest.TestCase):
         self.assertEqual([r["rank"] for r in summary], [0, 1])
         self.assertEqual(summary[0]["name"], "rank 0 (alpha)")
 
+    @staticmethod
+    def round_trip_trace(origins=None, host1="alpha"):
+        """Rank 0 locks from 10 to 20 us and fetches inside a write fault
+        from 30 to 40; rank 1 (whose jia_init ended 2 us after rank 0's)
+        serves its ACQ from 14 to 16 and its GETP from 33 to 35 on rank 0's
+        timeline, and a one-way REL inside the lock."""
+        events = [
+            {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "rank 0 (alpha)"}},
+            {"name": "process_name", "ph": "M", "pid": 1, "args": {"name": f"rank 1 ({host1})"}},
+            {"name": "lock", "cat": "lock", "ph": "X", "ts": 10.0, "dur": 10.0, "pid": 0, "tid": 0},
+            {"name": "write fault", "cat": "fault", "ph": "X", "ts": 29.0, "dur": 12.0, "pid": 0, "tid": 0},
+            {"name": "fetch", "cat": "fetch", "ph": "X", "ts": 30.0, "dur": 10.0, "pid": 0, "tid": 0},
+            {"name": "ACQ", "cat": "serve", "ph": "X", "ts": 12.0, "dur": 2.0, "pid": 1, "tid": 1,
+             "args": {"from": 0}},
+            {"name": "REL", "cat": "serve", "ph": "X", "ts": 13.0, "dur": 1.0, "pid": 1, "tid": 1,
+             "args": {"from": 0}},
+            {"name": "GETP", "cat": "serve", "ph": "X", "ts": 31.0, "dur": 2.0, "pid": 1, "tid": 0,
+             "args": {"from": 0}}]
+        other = {"program": "lock", "dropped_events": 0}
+        if origins is not None:
+            other["clock_origin_ns"] = origins
+        return {"traceEvents": events, "otherData": other}
+
+    def test_round_trips_split_at_the_serve(self):
+        rows = results.trace_round_trips(self.round_trip_trace({"0": 1000000, "1": 1002000}))
+        by = {(r["request"], r["event"]): r for r in rows}
+        # One-way requests (REL) are no round trip; the GETP's requester is
+        # the innermost event around it, the fetch, not the fault.
+        self.assertEqual(set(by), {("ACQ", "lock"), ("GETP", "fetch")})
+        acq = by[("ACQ", "lock")]
+        self.assertEqual((acq["count"], acq["event_us"], acq["request_us"], acq["serve_us"], acq["reply_us"]),
+                         (1, 10.0, 4.0, 2.0, 4.0))
+        self.assertTrue(acq["aligned"])
+        getp = by[("GETP", "fetch")]
+        self.assertEqual((getp["request_us"], getp["serve_us"], getp["reply_us"]), (3.0, 2.0, 5.0))
+
+    def test_round_trips_without_clock_origins_keep_the_sum(self):
+        acq = [r for r in results.trace_round_trips(self.round_trip_trace()) if r["request"] == "ACQ"][0]
+        self.assertFalse(acq["aligned"])
+        self.assertEqual((acq["request_us"], acq["serve_us"], acq["reply_us"]), (2.0, 2.0, 6.0))
+        rc, text = self.run_report(self.round_trip_trace())
+        self.assertEqual(rc, 0)
+        self.assertIn("### Round trips", text)
+        self.assertIn("| ACQ | lock | 1 | 10 | 2 | 2 | 6 |", text)
+        self.assertIn("no clock origins", text)
+
+    def test_round_trips_between_hosts_are_left_out(self):
+        self.assertEqual(results.trace_round_trips(self.round_trip_trace({"0": 0, "1": 0}, host1="beta")), [])
+        rc, text = self.run_report(self.round_trip_trace({"0": 0, "1": 0}, host1="beta"))
+        self.assertEqual(rc, 0)
+        self.assertNotIn("### Round trips", text)
+
     def test_speedup_series_are_told_apart(self):
         self.assertEqual(len(set(plots.series_styles(70))), 70)
         plt = plots._pyplot()
