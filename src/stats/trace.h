@@ -151,9 +151,9 @@ class TraceWriter {
   std::string path_;
   bool first_ = true;
   uint64_t dropped_ = 0;
-  // Each added rank's origin on its own monotonic clock, in rank order:
-  // otherData.clock_origin_ns, so that a reader can line up the ranks of
-  // one host to the nanosecond (their clocks are the same clock).
+  // Each added rank and its origin on its own monotonic clock, written as
+  // otherData.clock_origin_ns so that a reader can line up the ranks of one
+  // host to the nanosecond (their clocks are the same clock).
   std::vector<std::pair<int, uint64_t>> origins_;
 };
 

@@ -108,22 +108,29 @@ def is_trace(data):
     return isinstance(data, list) and bool(data) and all(isinstance(e, dict) and "ph" in e for e in data)
 
 
+def _trace_events(data):
+    """The events of a trace document (object form or bare list), dicts only."""
+    events = data.get("traceEvents", []) if isinstance(data, dict) else data
+    return [e for e in events if isinstance(e, dict)]
+
+
+def _process_names(events):
+    """pid -> its process_name ("rank 3 (alpha)")."""
+    return {e.get("pid"): e["args"].get("name") for e in events
+            if e.get("ph") == "M" and e.get("name") == "process_name" and isinstance(e.get("args"), dict)}
+
+
 def trace_summary(data):
     """Per rank (pid) of a trace: {"rank", "name", "categories": {cat: {"count", "ms"}}},
     from its complete ("X") events; the time of nested events (a fetch
     inside a fault) counts in both categories. Ranks in order."""
-    events = data.get("traceEvents", []) if isinstance(data, dict) else data
+    events = _trace_events(data)
+    names = _process_names(events)
     ranks = {}
-    names = {}
     for e in events:
-        if not isinstance(e, dict):
-            continue
-        pid = e.get("pid")
-        if e.get("ph") == "M" and e.get("name") == "process_name" and isinstance(e.get("args"), dict):
-            names[pid] = e["args"].get("name")
-            continue
         if e.get("ph") != "X":
             continue
+        pid = e.get("pid")
         cats = ranks.setdefault(pid, {})
         c = cats.setdefault(str(e.get("cat")), {"count": 0, "ms": 0.0})
         c["count"] += 1
@@ -142,9 +149,8 @@ def _host_of(process_name):
 def trace_round_trips(data):
     """Where the time of each served request went, from a trace: for every
     request of ROUND_TRIP_REQUESTS a rank served for another rank of the
-    same host, the
-    requester's innermost application-thread event around the moment it
-    was served (its lock, fetch, cv wait...) is split into the request leg
+    same host, the requester's innermost application-thread event around
+    the moment it was served (its lock, fetch, cv wait...) is split into the request leg
     (event start to serve start: encoding, sending, delivery, and the
     home noticing), the serve itself, and the reply leg (serve end to event
     end: delivery and the requester noticing). Returns rows
@@ -156,31 +162,28 @@ def trace_round_trips(data):
     rank's time counts from its own end of jia_init, a few microseconds
     apart, so the two legs are only approximate (their sum is exact).
     Requests between hosts are left out (different clocks)."""
-    events = data.get("traceEvents", []) if isinstance(data, dict) else data
+    events = _trace_events(data)
     other = data.get("otherData") if isinstance(data, dict) and isinstance(data.get("otherData"), dict) else {}
     origins = other.get("clock_origin_ns") if isinstance(other.get("clock_origin_ns"), dict) else {}
-    hosts, app, served = {}, {}, []
+    hosts = {pid: _host_of(name) for pid, name in _process_names(events).items()}
+    app, served = {}, []
     for e in events:
-        if not isinstance(e, dict):
+        if e.get("ph") != "X":
             continue
-        pid = e.get("pid")
-        if e.get("ph") == "M" and e.get("name") == "process_name" and isinstance(e.get("args"), dict):
-            hosts[pid] = _host_of(e["args"].get("name"))
-        elif e.get("ph") == "X":
-            if e.get("cat") == "serve":
-                if e.get("name") in ROUND_TRIP_REQUESTS:
-                    served.append(e)
-            elif e.get("tid") == 0:
-                app.setdefault(pid, []).append((_number(e.get("ts")), _number(e.get("dur")), str(e.get("name"))))
+        if e.get("cat") == "serve":
+            if e.get("name") in ROUND_TRIP_REQUESTS:
+                served.append(e)
+        elif e.get("tid") == 0:
+            app.setdefault(e.get("pid"), []).append((_number(e.get("ts")), _number(e.get("dur")), str(e.get("name"))))
     for evs in app.values():
         evs.sort()
     starts = {pid: [ev[0] for ev in evs] for pid, evs in app.items()}
-    aligned = all(str(pid) in origins for pid in hosts) and bool(origins)
+    aligned = bool(origins) and all(str(pid) in origins for pid in hosts)
 
-    def shift_us(pid):  # add to pid's times to put them on rank 0's timeline
+    def skew_us(home, src):  # add to home's times to put them on src's timeline
         if not aligned:
             return 0.0
-        return (_number(origins.get(str(pid))) - _number(origins.get(str(min(hosts))))) / 1000.0
+        return (_number(origins[str(home)]) - _number(origins[str(src)])) / 1000.0
 
     groups = {}
     for s in served:
@@ -188,7 +191,7 @@ def trace_round_trips(data):
         src = (s.get("args") or {}).get("from")
         if src is None or src == home or src not in app or hosts.get(src) is None or hosts.get(src) != hosts.get(home):
             continue
-        t = _number(s.get("ts")) + shift_us(home) - shift_us(src)  # on the requester's timeline
+        t = _number(s.get("ts")) + skew_us(home, src)  # on the requester's timeline
         end = t + _number(s.get("dur"))
         evs, st = app[src], starts[src]
         i = bisect.bisect_right(st, t) - 1
