@@ -17,11 +17,22 @@
 #include "common/clock.h"
 #include "jia.h"
 #include "common/log.h"
+#include "runtime/blocked_read.h"
 #include "runtime/fault_handler.h"
 
 namespace scopedsm {
 
 namespace {
+
+// Whether thread `tid` is blocked reading the launcher's PMI socket
+// (PMI_FD, set by MPICH's Hydra): inside MPI_Finalize, that is the final
+// PMI barrier, which a process enters once its own part of the shutdown is
+// done. False where no PMI_FD is set (Open MPI, Slurm's PMIx).
+bool blocked_in_pmi_read(long tid) {
+  const char* fd_text = std::getenv("PMI_FD");
+  if (fd_text == nullptr) return false;
+  return thread_blocked_in_read(tid, std::atoi(fd_text));
+}
 
 // MPI_Finalize within SCOPEDSM_TIMEOUT. An MPI library can hang in its own
 // shutdown after every message has been delivered: UCX's TCP transport does
@@ -34,24 +45,6 @@ namespace {
 // code after the finalize call does not run. `hang` (test fault
 // hang-in-finalize, rank 1 only) stands for such a library: it never
 // enters MPI_Finalize at all.
-// Whether thread `tid` of this process is blocked reading the launcher's
-// PMI socket (PMI_FD, set by MPICH's Hydra): inside MPI_Finalize, that is
-// the final PMI barrier, which a process enters once its own part of the
-// shutdown is done. Linux only; false where it cannot tell.
-bool blocked_in_pmi_read(long tid) {
-  const char* fd_text = std::getenv("PMI_FD");
-  if (fd_text == nullptr) return false;
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
-  FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return false;
-  long nr = -1;
-  unsigned long fd = 0;
-  const bool read_ok = std::fscanf(f, "%ld %lx", &nr, &fd) == 2;
-  std::fclose(f);
-  return read_ok && nr == SYS_read && fd == std::strtoul(fd_text, nullptr, 10);
-}
-
 void finalize_mpi(double timeout_s, int rank, bool hang) {
   const long main_tid = static_cast<long>(syscall(SYS_gettid));
   std::mutex mu;
@@ -70,18 +63,19 @@ void finalize_mpi(double timeout_s, int rank, bool hang) {
       std::fflush(stderr);
       // Every process whose finalize hangs says so before any of them goes:
       // a launcher ends the others' processes once one is gone (MPICH's
-      // Hydra does), and their messages would be lost. Then those that wait
-      // in the final PMI barrier, their part of the shutdown done, go
-      // first. The process the library hangs in waits a few seconds more:
+      // Hydra does), and their messages would be lost. Then the processes
+      // waiting in the final PMI barrier, their part of the shutdown done,
+      // go first. A process the library still holds waits up to 5 s more:
       // its peers' closed connections can end the flush it spins on, and
-      // its MPI_Finalize then completes. Had it gone at once, Hydra would
-      // answer a barrier it completes as the process goes to processes that
-      // are gone, and fail the job (seen in CI: MPICH 4.0.2 over UCX's TCP
-      // transport). The process standing for the hung library (test fault)
-      // goes last of all: the peers must not see it die inside their own
+      // its MPI_Finalize then returns. Had it gone with the others, Hydra
+      // could answer a barrier it completes as the process goes to
+      // processes already gone, and fail the job (CI, MPICH 4.0.2 over
+      // UCX's TCP transport). The process standing for the hung library
+      // (test fault) goes after those in the barrier, as a process hung in
+      // a library would: the peers must not see it die inside their own
       // MPI_Finalize, which some libraries answer with an error exit.
       if (hang) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1400));
+        std::this_thread::sleep_for(std::chrono::milliseconds(800));
       } else if (blocked_in_pmi_read(main_tid)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       } else if (cv.wait_for(lock, std::chrono::seconds(5), [&] { return done; })) {
