@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <cstdint>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -31,14 +32,18 @@ namespace {
 bool blocked_in_pmi_read(long tid) {
   const char* fd_text = std::getenv("PMI_FD");
   if (fd_text == nullptr) return false;
-  return thread_blocked_in_read(tid, std::atoi(fd_text));
+  char* end = nullptr;
+  const long fd = std::strtol(fd_text, &end, 10);
+  const bool valid = end != fd_text && *end == '\0' && fd >= 0 && fd <= INT32_MAX;
+  return valid && thread_blocked_in_read(tid, static_cast<int>(fd));
 }
 
 // MPI_Finalize within SCOPEDSM_TIMEOUT. An MPI library can hang in its own
 // shutdown after every message has been delivered: UCX's TCP transport does
-// (openucx/ucx#8738; MPICH 4.0 ch4:ucx between namespaced hosts hung in
-// about 1 run in 12 here, one process flushing an endpoint that its peers,
-// already in their final PMI barrier, no longer progress). ScopeDSM's work
+// (openucx/ucx#8738; MPICH 4.0 ch4:ucx between namespaced hosts hangs in
+// 1 run in 4 to 20 here under load, processes closing endpoints to peers
+// that, already in their final PMI barrier, no longer progress; RELIABILITY.md
+// §4 has the measurements). ScopeDSM's work
 // is complete by then: every write is at its home, statistics and traces
 // are written. A process whose MPI_Finalize outlasts the limit says so and
 // exits with status 0, as a program does that returns after finalizing;

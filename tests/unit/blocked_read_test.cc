@@ -45,7 +45,7 @@ TEST(BlockedRead, SeesAThreadBlockedReadingThatDescriptorOnly) {
   close(fds[1]);
 }
 
-TEST(BlockedRead, ASleepingOrRunningThreadOrAnUnknownOneIsNotReading) {
+TEST(BlockedRead, ASleepingThreadOrOneReadingElsewhereOrAnUnknownOneIsNot) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   std::atomic<long> tid{0};
@@ -56,7 +56,8 @@ TEST(BlockedRead, ASleepingOrRunningThreadOrAnUnknownOneIsNotReading) {
   });
   ASSERT_TRUE(eventually([&] { return tid.load() != 0; }));
   for (int i = 0; i < 50; ++i) EXPECT_FALSE(thread_blocked_in_read(tid.load(), fds[0]));
-  EXPECT_FALSE(thread_blocked_in_read(gettid_now(), fds[0]));  // this thread, running
+  // This thread: the kernel shows it in read(2), but on the procfs file it reads.
+  EXPECT_FALSE(thread_blocked_in_read(gettid_now(), fds[0]));
   stop.store(true);
   sleeper.join();
   EXPECT_FALSE(thread_blocked_in_read(-5, fds[0]));  // no such thread

@@ -150,10 +150,10 @@ def trace_round_trips(data):
     """Where the time of each served request went, from a trace: for every
     request of ROUND_TRIP_REQUESTS a rank served for another rank of the
     same host, the requester's innermost application-thread event around
-    the moment it was served (its lock, fetch, cv wait...) is split into the request leg
-    (event start to serve start: encoding, sending, delivery, and the
-    home noticing), the serve itself, and the reply leg (serve end to event
-    end: delivery and the requester noticing). Returns rows
+    the moment it was served (its lock, fetch, cv wait...) is split into
+    the request leg (event start to serve start: encoding, sending,
+    delivery, and the home noticing), the serve itself, and the reply leg
+    (serve end to event end: delivery and the requester noticing). Returns rows
     {"request", "event", "count", "event_us", "request_us", "serve_us",
     "reply_us", "aligned"} of medians, grouped by request type and event.
 
