@@ -117,6 +117,27 @@ inline constexpr Surface kFortranSurface = [] {
   return s;
 }();
 
+// An OpenMP program (omp/, docs/OPENMP.md): the runtime starts before main
+// and ends with the program; its synchronization is OpenMP's constructs,
+// named as the program wrote them (`omp barrier`, `omp critical`,
+// `omp_set_lock`).
+inline constexpr Surface kOmpSurface{
+    "the OpenMP runtime's start (before main)",
+    "the end of the program",
+    "omp barrier",
+    "omp barrier",
+    "malloc",
+    "before the OpenMP runtime started",
+    "after the program ended",
+    "build the program with scopedsm-cc -fopenmp (the runtime starts by itself)",
+    "",
+    "end the program on the master thread, outside parallel regions",
+    "inside a critical section or while holding an OpenMP lock",
+    "the number of OpenMP locks and named critical sections (SCOPEDSM_LOCKS)",
+    "the OpenMP runtime's condition variables",
+    "a larger allocation",
+};
+
 // The rule a mismatch of collective calls breaks, in the surface's words.
 inline std::string same_collective_calls(const Surface& s) {
   return std::string("every process must make the same collective calls (") + s.barrier + ", allocations, " + s.wait +
@@ -152,6 +173,7 @@ inline constexpr ApiCall cxx_call(const char* name) { return ApiCall{&kCxxSurfac
 inline constexpr ApiCall jia_call(const char* name) { return ApiCall{&kJiaSurface, name}; }
 inline constexpr ApiCall jiaf_call(const char* name) { return ApiCall{&kJiafSurface, name}; }
 inline constexpr ApiCall fortran_call(const char* name) { return ApiCall{&kFortranSurface, name}; }
+inline constexpr ApiCall omp_call(const char* name) { return ApiCall{&kOmpSurface, name}; }
 
 // The misuse reports both builds give, the runtime (libscopedsm) and the
 // sequential library (libscopedsm_seq), so that they say the same thing in

@@ -89,6 +89,7 @@ struct PageMeta {
   bool demanded;              // fetched by a fault and named by no prefetch hint since (a later hint was late)
   bool nt_pending;            // marked by a next-touch point; its home moves at the barrier after its next touch
   bool nt_touched;            // nt_pending, and we fetched it by a fault since the last barrier (touch mode)
+  bool pinned;                // its home never moves and never traps it; every copy is unrecorded (OpenMP master's stack)
   uint32_t slot;              // cache slot while cached, else kNoSlot
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it

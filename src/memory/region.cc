@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -96,7 +97,8 @@ int open_backing_file(const std::string& dir, std::string* name, std::string* er
 
 Region::~Region() { release(); }
 
-Status Region::reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages, const std::string& backing_dir) {
+Status Region::reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages, const std::string& backing_dir,
+                       FixedPlace fixed) {
   os_page_size_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   page_size_ = os_page_size_ * unit_pages;
   bytes_ = (bytes + page_size_ - 1) / page_size_ * page_size_;
@@ -144,9 +146,13 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages, const
   share_map_ = share;
   share_ = HomeShare(share, num_pages_);
 
+  if (fixed.base != 0) {
+    Status st = map_fixed(comm, fixed);
+    if (!st.ok()) return st;
+  }
   // Rank 0 proposes an address; everyone tries it; repeat until all agree.
   std::mt19937_64 rng(static_cast<uint64_t>(getpid()) * 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(time(nullptr)));
-  for (int attempt = 0; attempt < 64; ++attempt) {
+  for (int attempt = 0; attempt < 64 && base_ == nullptr; ++attempt) {
     unsigned long long cand = 0;
     if (rank == 0) cand = random_candidate(rng, bytes_);
     MPI_Bcast(&cand, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
@@ -175,6 +181,65 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages, const
   uint64_t limit = read_max_map_count();
   uint64_t used = count_current_maps();
   budget_ = limit > used + 2048 ? limit - used - 2048 : 0;
+  return Status::Ok();
+}
+
+Status Region::map_fixed(MPI_Comm comm, FixedPlace fixed) {
+  const uint64_t head = (fixed.replace + page_size_ - 1) / page_size_ * page_size_;
+  if (fixed.base % page_size_ != 0 || head > bytes_)
+    return Status::Error("the program's shared globals (" + std::to_string(fixed.replace) + " bytes at " +
+                         std::to_string(fixed.base) + ") do not fit the start of a region of " +
+                         std::to_string(bytes_) + " bytes in pages of " + std::to_string(page_size_) +
+                         "; raise SCOPEDSM_REGION_SIZE");
+  auto* want = reinterpret_cast<std::byte*>(fixed.base);
+  // The tail must be free (nothing of ours or the libraries' is there)...
+  int ok = 1;
+  if (head < bytes_) {
+    void* got = mmap(want + head, bytes_ - head, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, memfd_,
+                     static_cast<off_t>(head));
+    if (got != want + head) {
+      if (got != MAP_FAILED) munmap(got, bytes_ - head);
+      ok = 0;
+    }
+  }
+  // ...and the head replaces the globals, which the caller has saved.
+  if (ok && head > 0 &&
+      mmap(want, head, PROT_NONE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, memfd_, 0) != static_cast<void*>(want))
+    ok = 0;
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (!all)
+    return Status::Error("the shared region of " + std::to_string(bytes_) + " bytes cannot be placed after the "
+                         "program's globals in every process (the address range is in use); try a smaller "
+                         "SCOPEDSM_REGION_SIZE");
+  base_ = want;
+  no_read_around(base_);
+  return Status::Ok();
+}
+
+Status Region::shadow(uint64_t first, uint64_t count, const void* contents, size_t bytes) {
+  const size_t len = count * page_size_;
+  void* p = mmap(app(first), len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  if (p != static_cast<void*>(app(first)))
+    return Status::Error(std::string("mapping private memory over the shared globals failed: ") + std::strerror(errno));
+  std::memcpy(p, contents, std::min(bytes, len));
+  return Status::Ok();
+}
+
+Status Region::unshadow(uint64_t first, uint64_t count) {
+  void* p = mmap(app(first), count * page_size_, PROT_NONE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, memfd_,
+                 static_cast<off_t>(first * page_size_));
+  if (p != static_cast<void*>(app(first)))
+    return Status::Error(std::string("mapping the shared globals back failed: ") + std::strerror(errno));
+  no_read_around(app(first));
+  for (uint64_t i = first; i < first + count;) {
+    uint64_t j = i + 1;
+    while (j < first + count && prots_[j] == prots_[i]) ++j;
+    if (prots_[i] != static_cast<uint8_t>(Prot::kNone) &&
+        mprotect(app(i), (j - i) * page_size_, prot_bits(static_cast<Prot>(prots_[i]))) != 0)
+      return Status::Error(std::string("mprotect failed: ") + std::strerror(errno));
+    i = j;
+  }
   return Status::Ok();
 }
 
@@ -236,9 +301,14 @@ void Region::release() {
   memfd_ = -1;
 }
 
-void Region::retire() {
+void Region::retire(uint64_t keep_pages) {
   if (base_ != nullptr) {
-    void* p = mmap(base_, bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    const uint64_t keep = std::min(keep_pages, num_pages_) * page_size_;
+    // The kept pages' mapping holds the memfd's memory alive after release().
+    if (keep > 0) mprotect(base_, keep, PROT_READ | PROT_WRITE);
+    void* p = keep == bytes_ ? base_
+                             : mmap(base_ + keep, bytes_ - keep, PROT_NONE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
     if (p != MAP_FAILED) base_ = nullptr;  // the range stays reserved; do not unmap it
   }
   release();

@@ -47,6 +47,12 @@
 namespace scopedsm {
 
 
+// Where Region::reserve puts the region of an OpenMP program.
+struct RegionFixedPlace {
+  uintptr_t base = 0;    // 0: choose an address
+  uint64_t replace = 0;  // bytes at base that may be mapped already
+};
+
 class Region {
  public:
   Region() = default;
@@ -59,11 +65,20 @@ class Region {
   // OS pages each (SCOPEDSM_UNIT_PAGES): page_size() is the unit's bytes,
   // and every page number, protection change and copy is by unit.
   // `backing_dir` empty: a memfd; else a file in that directory.
-  Status reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages = 1, const std::string& backing_dir = {});
+  // `fixed` (an OpenMP program, omp/image.h): the region starts at
+  // fixed.base instead, replacing the fixed.replace bytes mapped there (the
+  // program's shared globals, which the caller has saved); the rest of the
+  // range must be free in every process.
+  using FixedPlace = RegionFixedPlace;
+  Status reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages = 1, const std::string& backing_dir = {},
+                 FixedPlace fixed = {});
   void release();
   // Frees the memory but keeps the address range reserved with no access,
-  // so a later touch still faults at a recognizable address.
-  void retire();
+  // so a later touch still faults at a recognizable address. Pages [0,
+  // keep_pages) stay mapped, read-write, with what this process's view of
+  // them holds (an OpenMP program's globals and master stack, which the
+  // program's exit handlers may still use on its master, omp/).
+  void retire(uint64_t keep_pages = 0);
 
   std::byte* base() const { return base_; }
   uint64_t bytes() const { return bytes_; }
@@ -105,6 +120,16 @@ class Region {
   Status protect(uint64_t first, uint64_t count, Prot prot);
   Prot prot(uint64_t page) const { return static_cast<Prot>(prots_[page]); }
 
+  // OpenMP programs (omp/image.h): pages [first, first + count) of the app
+  // view become private read-write memory holding `bytes` bytes of
+  // `contents` (zeros after), apart from the region, until unshadow maps
+  // the region back there with the protections the pages' states give
+  // (prot()). Meanwhile nothing may change those pages' protections. For
+  // the program's globals in the processes that do not run main, while the
+  // program's static constructors run there.
+  Status shadow(uint64_t first, uint64_t count, const void* contents, size_t bytes);
+  Status unshadow(uint64_t first, uint64_t count);
+
   // Drops the memory behind a page; it reads as zeros afterwards.
   void discard(uint64_t first, uint64_t count);
 
@@ -133,6 +158,8 @@ class Region {
 
  private:
   void unmap_peers();
+  // reserve() at fixed.base; collective.
+  Status map_fixed(MPI_Comm comm, FixedPlace fixed);
   // File backing: turns the kernel's read-around off for a view of a region file.
   void no_read_around(std::byte* view) const;
   // Maps the HomeShare part of a region memfd (after the pages), or nullptr.

@@ -146,7 +146,8 @@ bool Coherence::mark_pending(uint64_t first, uint64_t count) {
   uint64_t marked = 0;
   for (uint64_t p = first; p < first + count; ++p) {
     PageMeta& m = (*pages_)[p];
-    if (m.state == PageState::kUnallocated || m.home.load(std::memory_order_relaxed) == kHomeUnknown) continue;
+    if (m.state == PageState::kUnallocated || m.home.load(std::memory_order_relaxed) == kHomeUnknown || m.pinned)
+      continue;
     m.nt_pending = true;
     ++marked;
     // Our own pages are trapped again: a copy of an untrapped home page
@@ -467,6 +468,14 @@ void Coherence::claim_run(uint64_t page, uint32_t count, int home) {
 }
 
 void Coherence::count_fetch(const PageSource* source, const PendingFetch& f, uint32_t unrecorded) {
+  // A pinned page's home writes it untrapped for good: every copy is
+  // unrecorded, whatever the source.
+  for (uint64_t p = f.first; p < f.first + f.count; ++p) {
+    PageMeta& m = (*pages_)[p];
+    if (!m.pinned || m.unrecorded) continue;
+    m.unrecorded = true;
+    unrecorded_.push_back(static_cast<uint32_t>(p));
+  }
   if (source == &node_source_) stats_->node_fetches += f.count;
   if (source != rma_source_.get()) return;
   stats_->rma_fetches += f.count;
@@ -1057,6 +1066,7 @@ void Coherence::drain_retraps(bool quiet) {
     // taken since our barrier began, we have not written the page since,
     // and the barrier's notice invalidates that copy. Nothing to note.
     if (!is_home_state((*pages_)[p].state)) continue;
+    if ((*pages_)[p].pinned) continue;  // never trapped: its copies are unrecorded instead
     if (quiet && (*pages_)[p].nt_pending && (*pages_)[p].state == PageState::kHomeClean) continue;
     // The copy taken may be older than writes we made since, in any open
     // critical section: every open level gets the notice.
@@ -1138,7 +1148,7 @@ void Coherence::set_write_detect_all(bool all) {
   if (!all) return;
   // Writes made untrapped in this interval are noted now, as a retrap would.
   for (uint64_t p = 0; p < pages_->allocated(); ++p) {
-    if ((*pages_)[p].state != PageState::kHomeUntrapped) continue;
+    if ((*pages_)[p].state != PageState::kHomeUntrapped || (*pages_)[p].pinned) continue;
     stack_->note_everywhere(static_cast<uint32_t>(p));
     transition(p, PageState::kHomeDirty, "jia_config");
     mark_dirty(p);
@@ -1183,8 +1193,8 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
 // Allocation and protection
 
 void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
-                            const char* call) {
-  const bool adaptive = !write_detect_all_;
+                            const char* call, bool pinned) {
+  const bool adaptive = !write_detect_all_ || pinned;
   std::vector<uint32_t> homes;
   for (uint64_t p = first; p < first + count; ++p) {
     PageMeta& m = (*pages_)[p];
@@ -1199,6 +1209,7 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
     m.run_source = RunSource::kFault;
     m.demanded = false;
     m.nt_pending = m.nt_touched = false;
+    m.pinned = pinned;
     m.wvec_version = 0;
     wvec_->forget(static_cast<uint32_t>(p));
     if (h == rank_) {

@@ -189,8 +189,13 @@ class Coherence {
 
   // Sets up a new allocation's pages; home_of(page) gives each page's home
   // (or kHomeUnknown). `call` names the API call for error messages.
+  // `pinned` pages (an OpenMP master's stack, which the master writes all the
+  // time, system calls included) keep their home for good, are never
+  // write-trapped there (so they need no fault at the home, ever), and every
+  // copy of one elsewhere is unrecorded: dropped at the copier's next
+  // acquire, as a one-sided copy of an untrapped page is (PROTOCOL.md §2.3).
   void place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
-                   const char* call);
+                   const char* call, bool pinned = false);
 
  private:
   bool test_fault(TestFault f) const { return (test_faults_ & static_cast<uint32_t>(f)) != 0; }

@@ -190,11 +190,21 @@ void Runtime::init(int* argc, char*** argv, ApiCall call) {
     fatal("%s", init_again_error(call, l != Lifecycle::kRunning).c_str());
   }
   g_runtime = new Runtime();
-  g_runtime->start(argc, argv, call);
+  g_runtime->start(argc, argv, call, {});
   g_lifecycle.store(Lifecycle::kRunning);
 }
 
-void Runtime::start(int* argc, char*** argv, ApiCall call) {
+void Runtime::init_fixed(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed) {
+  if (g_lifecycle.load() != Lifecycle::kNotStarted) {
+    guess_rank_for_messages();
+    fatal("%s", init_again_error(call, g_lifecycle.load() != Lifecycle::kRunning).c_str());
+  }
+  g_runtime = new Runtime();
+  g_runtime->start(argc, argv, call, fixed);
+  g_lifecycle.store(Lifecycle::kRunning);
+}
+
+void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed) {
   start_ns_ = now_ns();
   state_ = std::make_unique<RuntimeState>();
   state_->surface = call.surface;
@@ -262,7 +272,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call) {
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   MPI_Comm_dup(MPI_COMM_WORLD, &user_comm_);
   MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
-  s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size, cfg.unit_pages, cfg.home_backing_dir);
+  s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size, cfg.unit_pages, cfg.home_backing_dir, fixed);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   // A diff names its first word in 16 bits (protocol/diff.h): pages of more
   // than 65536 words would have their high words written at the wrong offset.
@@ -426,16 +436,34 @@ void* Runtime::allocate(ApiCall call, const std::string& call_text, uint64_t byt
   if (s.stack.depth() > 1)
     fatal("%s: collective allocation inside a critical section (%s); allocate outside locks", call_text.c_str(),
           s.stack.describe().c_str());
+  place(call, call_text, layout, false);
+  return s.region.app(layout.first_page);
+}
+
+void Runtime::place(ApiCall call, const std::string& call_text, const AllocLayout& layout, bool pinned) {
+  RuntimeState& s = *state_;
   // Phase 1: everyone asks for the same thing.
   sync_->collective(call_text, {});
   const int size = s.size;
   coherence_->place_pages(layout.first_page, layout.pages, [&](uint64_t p) -> int32_t {
     return layout.first_touch ? kHomeUnknown : cyclic_home(layout, size, p);
-  }, call.name);
+  }, call.name, pinned);
   next_page_ = layout.first_page + layout.pages;
   s.pages.set_allocated(next_page_);
   // Phase 2: nobody touches the new pages before every home has set them up.
   sync_->collective(call_text + " [pages placed]", {});
+}
+
+void* Runtime::allocate_pinned(ApiCall call, const std::string& call_text, uint64_t bytes, int home) {
+  RuntimeState& s = *state_;
+  const AllocSpace space{s.region.page_size(), s.size, next_page_, s.region.num_pages()};
+  Placement placement;
+  placement.start_rank = home;
+  placement.block_bytes = bytes;  // one block: every page at `home`
+  AllocLayout layout;
+  if (Status st = plan_allocation(bytes, placement, space, &layout); !st.ok())
+    fatal("%s: %s", call_text.c_str(), st.message().c_str());
+  place(call, call_text, layout, true);
   return s.region.app(layout.first_page);
 }
 
@@ -584,9 +612,9 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   reports_.write_trace(s.stats);
 
   g_fault_target.store(nullptr, std::memory_order_release);
-  g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.base()));
+  g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.app(keep_pages_)));
   g_retired_end.store(reinterpret_cast<uintptr_t>(s.region.base()) + s.region.bytes());
-  s.region.retire();
+  s.region.retire(keep_pages_);
   MPI_Comm_free(&user_comm_);
   MPI_Comm_free(&coll_comm_);
   g_lifecycle.store(Lifecycle::kFinished);

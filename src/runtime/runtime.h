@@ -30,6 +30,9 @@ class Runtime {
   // Collective. Reports misuse (a second init) naming `call`. The call's
   // surface becomes the process's: messages that concern no call speak it.
   static void init(int* argc, char*** argv, ApiCall call);
+  // init for an OpenMP program (omp/): the region starts at `fixed`, over
+  // the program's shared globals (memory/region.h).
+  static void init_fixed(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed);
   // The running instance; reports a call before init or after finalize.
   static Runtime& require_running(ApiCall call);
   static bool running();
@@ -45,6 +48,16 @@ class Runtime {
   // call as the user wrote it, for mismatch reports and for the report of a
   // size, block or start rank that plan_allocation refuses.
   void* allocate(ApiCall call, const std::string& call_text, uint64_t bytes, const Placement& placement);
+  // allocate, for the OpenMP runtime's own areas (omp/): `pinned` pages
+  // keep their home for good and are never write-trapped there; every
+  // other process's copy of one is dropped at its next acquire
+  // (Coherence::place_pages).
+  void* allocate_pinned(ApiCall call, const std::string& call_text, uint64_t bytes, int home);
+
+  // Pages [0, pages) stay mapped read-write after finalize, holding what
+  // this process saw (Region::retire): an OpenMP program's globals and
+  // master stack, which its exit handlers use after the runtime ends.
+  void keep_after_finalize(uint64_t pages) { keep_pages_ = pages; }
 
   // Makes the shared part of [addr, addr+len) safe for kernel or MPI access
   // (no faults needed); the rest is not ours. Reports a range that reaches
@@ -84,8 +97,10 @@ class Runtime {
 
  private:
   Runtime() = default;
-  void start(int* argc, char*** argv, ApiCall call);
+  void start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed);
   static bool on_region_fault(void* addr, Access access);
+  // The collective part of an allocation laid out as `layout`.
+  void place(ApiCall call, const std::string& call_text, const AllocLayout& layout, bool pinned);
   // Maps the memory of this node's other processes; true if every one could.
   bool share_node_memory();
   // Collective: opens the one-sided path to other nodes' homes if
@@ -105,6 +120,7 @@ class Runtime {
   bool we_initialized_mpi_ = false;
   uint64_t start_ns_ = 0;
   uint64_t next_page_ = 0;
+  uint64_t keep_pages_ = 0;  // keep_after_finalize
   uint64_t hint_rng_ = 0;  // SCOPEDSM_TEST_HINTS state
   long app_tid_ = 0;
 };

@@ -75,6 +75,14 @@ class SyncClient {
   // episode uses and announces the sum.
   double amo_reduce_sum(ApiCall call, uint64_t page, uint32_t offset, double value, AtomicOrder order);
 
+  // The coherence actions of an atomic's memory order (docs/MEMORY_MODEL.md):
+  // with a releasing order, every write of ours reaches its home; with an
+  // acquiring one, every cached copy of a page homed elsewhere is dropped
+  // (after our own writes have gone home). Also the OpenMP runtime's flush
+  // (omp/): a release and an acquire of everything, not of one lock's scope.
+  void release_before(AtomicOrder order);
+  void acquire_after(AtomicOrder order);
+
   // A rendezvous of all processes at rank 0 that checks everyone passed the
   // same `description`. Rank 0 gets back every rank's `blob`, in rank order;
   // the others get an empty vector, or (`to_all`) the same as rank 0.
@@ -98,9 +106,6 @@ class SyncClient {
   void release(ApiCall call, int lock);
   void check_cv_id(ApiCall call, int cv) const;
   void release_to_cv(int cv);
-  // The coherence actions of an atomic's memory order (docs/MEMORY_MODEL.md).
-  void release_before(AtomicOrder order);
-  void acquire_after(AtomicOrder order);
   // An AMO arrival: the counter's fetch_add of 1 at its home; the old value.
   int64_t arrive(ApiCall call, uint64_t page, uint32_t offset);
   // Sends `note` to every other process and files it for ourselves.
