@@ -8,13 +8,14 @@ and changes it in three places, so that the program's own writable data,
 and nothing else, sits in pages of its own that the shared region can
 cover:
 
-* .data and .bss keep only the sections without a name of their own
-  (.data, .bss: the C library's start files, other libraries' objects) and
-  the copies of library variables (.dynbss);
+* .data and .bss keep the variables of the compiler's and the C library's
+  own objects that every executable links statically (crt*.o, libgcc,
+  libc_nonshared, ScopeDSM's start object) and the copies of shared
+  libraries' variables (.dynbss): each process keeps its own;
 * a page-aligned range between __scopedsm_shared_start and
-  __scopedsm_shared_end, after .bss, receives .data.* and .bss.* (every
-  variable of code compiled with -fdata-sections, as scopedsm-cc -fopenmp
-  compiles) and common symbols;
+  __scopedsm_shared_end, after .bss, receives every other object's .data
+  and .bss (the program's variables, its static libraries' too) and common
+  symbols;
 * a one-byte segment far above (.scopedsm_anchor, 96 TiB) moves the C
   library's brk heap out of the way of the region, which starts at
   __scopedsm_shared_start and extends over the addresses after it.
@@ -23,6 +24,10 @@ import subprocess
 import sys
 
 ANCHOR = 0x600000000000
+# The objects whose variables stay private: what the compiler driver links
+# into every executable, and ScopeDSM's own start object.
+PRIVATE = ["*crt1.o", "*crti.o", "*crtn.o", "*crtbegin*.o", "*crtend*.o", "*libgcc.a:*", "*libgcc_eh.a:*",
+           "*libc_nonshared.a:*", "*libssp_nonshared.a:*", "*libscopedsm_omp_start.a:*"]
 
 
 def default_script(linker):
@@ -41,13 +46,17 @@ def patch(script):
             sys.exit(f"omp_linker_script.py: the default script does not have exactly one '{old.strip()}'")
         script = script.replace(old, new)
 
-    replace_once("*(.data .data.* .gnu.linkonce.d.*)", "*(.data .gnu.linkonce.d.*)")
-    replace_once("*(.bss .bss.* .gnu.linkonce.b.*)\n   *(COMMON)", "*(.bss .gnu.linkonce.b.*)")
+    private = " ".join(PRIVATE)
+    replace_once("*(.data .data.* .gnu.linkonce.d.*)",
+                 " ".join(f"{p}(.data .data.*)" for p in PRIVATE) + " *(.gnu.linkonce.d.*)")
+    replace_once("*(.bss .bss.* .gnu.linkonce.b.*)\n   *(COMMON)",
+                 " ".join(f"{p}(.bss .bss.*)" for p in PRIVATE) + " *(.gnu.linkonce.b.*)")
+    del private
     shared = (
         "  /* ScopeDSM: the program's own variables, in pages of their own. */\n"
         "  . = ALIGN(0x10000);\n"
-        "  .scopedsm_data : { __scopedsm_shared_start = .; *(.data.*) }\n"
-        "  .scopedsm_bss : { *(.bss.*) *(COMMON) . = ALIGN(0x10000); __scopedsm_shared_end = .; }\n"
+        "  .scopedsm_data : { __scopedsm_shared_start = .; *(.data .data.*) }\n"
+        "  .scopedsm_bss : { *(.bss .bss.*) *(COMMON) . = ALIGN(0x10000); __scopedsm_shared_end = .; }\n"
         f"  . = {ANCHOR:#x};\n"
         "  .scopedsm_anchor : { BYTE(0) }\n"
     )

@@ -3,6 +3,7 @@
 // allocator (the program's malloc family, new and delete, which the link
 // redirects here with --wrap: docs/OPENMP.md, "What is shared") and the
 // atomics bridge of omp/atomic_abi.c.
+#include <dlfcn.h>
 #include <malloc.h>
 #include <unistd.h>
 
@@ -71,8 +72,9 @@ extern "C" {
 
 // --- start ---------------------------------------------------------------------
 
-void scopedsm_omp_boot(int argc, char** argv, void* start, void* end) {
+void scopedsm_omp_boot(int argc, char** argv, void* start, void* end, const void* text_start, const void* text_end) {
   t_app = true;
+  scopedsm::omp::set_program_text(text_start, text_end);
   Team::boot(argc, argv, static_cast<std::byte*>(start), static_cast<std::byte*>(end));
 }
 
@@ -164,60 +166,6 @@ size_t __wrap_malloc_usable_size(void* p) {
   return malloc_usable_size(p);
 }
 
-// C++: new and delete in every form (Itanium C++ ABI names).
-void* __wrap__Znwm(size_t n) {
-  if (void* p = take("operator new", n, 16)) return p;
-  return ::operator new(n);
-}
-void* __wrap__Znam(size_t n) { return __wrap__Znwm(n); }
-void* __wrap__ZnwmRKSt9nothrow_t(size_t n, const std::nothrow_t&) noexcept {
-  if (void* p = take("operator new", n, 16)) return p;
-  return ::operator new(n, std::nothrow);
-}
-void* __wrap__ZnamRKSt9nothrow_t(size_t n, const std::nothrow_t& t) noexcept { return __wrap__ZnwmRKSt9nothrow_t(n, t); }
-void* __wrap__ZnwmSt11align_val_t(size_t n, std::align_val_t a) {
-  if (void* p = take("operator new", n, static_cast<size_t>(a))) return p;
-  return ::operator new(n, a);
-}
-void* __wrap__ZnamSt11align_val_t(size_t n, std::align_val_t a) { return __wrap__ZnwmSt11align_val_t(n, a); }
-void* __wrap__ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  if (void* p = take("operator new", n, static_cast<size_t>(a))) return p;
-  return ::operator new(n, a, std::nothrow);
-}
-void* __wrap__ZnamSt11align_val_tRKSt9nothrow_t(size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept {
-  return __wrap__ZnwmSt11align_val_tRKSt9nothrow_t(n, a, t);
-}
-
-namespace {
-void del(void* p) {
-  if (p == nullptr) return;
-  if (!shared(p)) {
-    ::operator delete(p);
-    return;
-  }
-  if (Runtime::running()) scopedsm::omp::free_shared("operator delete", p);
-}
-void del_aligned(void* p, std::align_val_t a) {
-  if (p == nullptr) return;
-  if (!shared(p)) {
-    ::operator delete(p, a);
-    return;
-  }
-  if (Runtime::running()) scopedsm::omp::free_shared("operator delete", p);
-}
-}  // namespace
-
-void __wrap__ZdlPv(void* p) noexcept { del(p); }
-void __wrap__ZdaPv(void* p) noexcept { del(p); }
-void __wrap__ZdlPvm(void* p, size_t) noexcept { del(p); }
-void __wrap__ZdaPvm(void* p, size_t) noexcept { del(p); }
-void __wrap__ZdlPvRKSt9nothrow_t(void* p, const std::nothrow_t&) noexcept { del(p); }
-void __wrap__ZdaPvRKSt9nothrow_t(void* p, const std::nothrow_t&) noexcept { del(p); }
-void __wrap__ZdlPvSt11align_val_t(void* p, std::align_val_t a) noexcept { del_aligned(p, a); }
-void __wrap__ZdaPvSt11align_val_t(void* p, std::align_val_t a) noexcept { del_aligned(p, a); }
-void __wrap__ZdlPvmSt11align_val_t(void* p, size_t, std::align_val_t a) noexcept { del_aligned(p, a); }
-void __wrap__ZdaPvmSt11align_val_t(void* p, size_t, std::align_val_t a) noexcept { del_aligned(p, a); }
-
 // OpenMP's own allocation routines come to the shared heap too.
 void* omp_alloc(size_t n, uintptr_t) { return __wrap_malloc(n); }
 void* omp_aligned_alloc(size_t align, size_t n, uintptr_t) {
@@ -256,3 +204,103 @@ void scopedsm_omp_atomic16_shared(const void* addr) {
 }
 
 }  // extern "C"
+
+// C++'s new and delete: replaced for the whole process (a replacement in a
+// shared library preempts libstdc++'s), so that std::string and the rest of
+// libstdc++ allocate for the program where the program would. A block is
+// shared when the call comes from the program's code, or from libstdc++
+// outside the runtime (the runtime's own strings stay private); delete
+// tells the blocks apart by address.
+namespace {
+
+using NewFn = void* (*)(size_t);
+using NewAlignedFn = void* (*)(size_t, std::align_val_t);
+using DeleteFn = void (*)(void*);
+using DeleteAlignedFn = void (*)(void*, std::align_val_t);
+
+template <typename F>
+F next_definition(const char* name) {
+  void* f = dlsym(RTLD_NEXT, name);
+  if (f == nullptr) {
+    static const char msg[] = "scopedsm: the C++ library's operator new or delete was not found\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(1);
+  }
+  return reinterpret_cast<F>(f);
+}
+
+void* shared_new(size_t n, size_t align, const void* caller) {
+  if (!scopedsm::omp::allocates_for_program(caller)) return nullptr;
+  return take("operator new", n == 0 ? 1 : n, align);
+}
+
+void shared_delete(void* p) {
+  if (Runtime::running()) scopedsm::omp::free_shared("operator delete", p);
+}
+
+}  // namespace
+
+void* operator new(size_t n) {
+  if (void* p = shared_new(n, 16, __builtin_return_address(0))) return p;
+  static NewFn real = next_definition<NewFn>("_Znwm");
+  return real(n);
+}
+void* operator new[](size_t n) {
+  if (void* p = shared_new(n, 16, __builtin_return_address(0))) return p;
+  static NewFn real = next_definition<NewFn>("_Znam");
+  return real(n);
+}
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  if (void* p = shared_new(n, 16, __builtin_return_address(0))) return p;
+  static NewFn real = next_definition<NewFn>("_Znwm");
+  try {
+    return real(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t n, const std::nothrow_t&) noexcept {
+  if (void* p = shared_new(n, 16, __builtin_return_address(0))) return p;
+  static NewFn real = next_definition<NewFn>("_Znam");
+  try {
+    return real(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new(size_t n, std::align_val_t a) {
+  if (void* p = shared_new(n, static_cast<size_t>(a), __builtin_return_address(0))) return p;
+  static NewAlignedFn real = next_definition<NewAlignedFn>("_ZnwmSt11align_val_t");
+  return real(n, a);
+}
+void* operator new[](size_t n, std::align_val_t a) {
+  if (void* p = shared_new(n, static_cast<size_t>(a), __builtin_return_address(0))) return p;
+  static NewAlignedFn real = next_definition<NewAlignedFn>("_ZnamSt11align_val_t");
+  return real(n, a);
+}
+void operator delete(void* p) noexcept {
+  if (shared(p)) return shared_delete(p);
+  static DeleteFn real = next_definition<DeleteFn>("_ZdlPv");
+  real(p);
+}
+void operator delete[](void* p) noexcept {
+  if (shared(p)) return shared_delete(p);
+  static DeleteFn real = next_definition<DeleteFn>("_ZdaPv");
+  real(p);
+}
+void operator delete(void* p, size_t) noexcept { operator delete(p); }
+void operator delete[](void* p, size_t) noexcept { operator delete[](p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { operator delete(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { operator delete[](p); }
+void operator delete(void* p, std::align_val_t a) noexcept {
+  if (shared(p)) return shared_delete(p);
+  static DeleteAlignedFn real = next_definition<DeleteAlignedFn>("_ZdlPvSt11align_val_t");
+  real(p, a);
+}
+void operator delete[](void* p, std::align_val_t a) noexcept {
+  if (shared(p)) return shared_delete(p);
+  static DeleteAlignedFn real = next_definition<DeleteAlignedFn>("_ZdaPvSt11align_val_t");
+  real(p, a);
+}
+void operator delete(void* p, size_t, std::align_val_t a) noexcept { operator delete(p, a); }
+void operator delete[](void* p, size_t, std::align_val_t a) noexcept { operator delete[](p, a); }

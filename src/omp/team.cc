@@ -1,5 +1,7 @@
 #include "omp/team.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <ucontext.h>
@@ -14,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "runtime/fault_handler.h"
 #include "runtime/runtime.h"
 
 namespace scopedsm::omp {
@@ -50,7 +53,9 @@ struct RegionRecord {
   uint64_t fn;
   uint64_t data;
   uint32_t nthreads;
-  uint32_t done;  // the region's end, for processes outside a smaller team
+  // For processes outside a smaller team: how many barriers the region
+  // made after its start, its last included; 0 until the master knows.
+  uint32_t barriers;
   uint64_t construct_base;
   Icvs icvs;
   uint32_t combined;
@@ -77,6 +82,35 @@ struct Control {
 namespace {
 
 Team* g_team = nullptr;
+
+// The program's code and libstdc++'s (allocates_for_program).
+const void* g_text_start = nullptr;
+const void* g_text_end = nullptr;
+uintptr_t g_cxx_start = 0;
+uintptr_t g_cxx_end = 0;
+// How deep this thread is in the runtime's own work (RuntimeCall).
+thread_local int t_runtime_depth = 0;
+
+// Marks the runtime's own work on this thread: the allocations libstdc++
+// makes meanwhile are the runtime's, not the program's.
+struct RuntimeCall {
+  RuntimeCall() { ++t_runtime_depth; }
+  ~RuntimeCall() { --t_runtime_depth; }
+  RuntimeCall(const RuntimeCall&) = delete;
+  RuntimeCall& operator=(const RuntimeCall&) = delete;
+};
+
+int find_cxx_library(struct dl_phdr_info* info, size_t, void*) {
+  if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "libstdc++") == nullptr) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    g_cxx_start = info->dlpi_addr + ph.p_vaddr;
+    g_cxx_end = g_cxx_start + ph.p_memsz;
+    return 1;
+  }
+  return 0;
+}
 
 // run_main's context switch to the shared stack.
 struct MainCall {
@@ -115,6 +149,19 @@ bool env_bool(const char* name, bool fallback) {
 }
 
 }  // namespace
+
+void set_program_text(const void* start, const void* end) {
+  g_text_start = start;
+  g_text_end = end;
+  dl_iterate_phdr(find_cxx_library, nullptr);
+}
+
+bool allocates_for_program(const void* caller) {
+  if (t_runtime_depth > 0 || in_region_fault()) return false;
+  if (caller >= g_text_start && caller < g_text_end) return true;
+  const auto c = reinterpret_cast<uintptr_t>(caller);
+  return c >= g_cxx_start && c < g_cxx_end;
+}
 
 Team& Team::get() { return *g_team; }
 bool Team::booted() { return g_team != nullptr; }
@@ -259,6 +306,7 @@ void Team::at_exit(int status, void*) {
 }
 
 void Team::end_program(int status) {
+  RuntimeCall in_runtime;
   if (in_region_ || level_ > 0)
     fatal("exit() was called inside a parallel region (thread %d of %d); the program can end only on the master "
           "thread, outside parallel regions",
@@ -278,9 +326,13 @@ void Team::end_program(int status) {
 void Team::work_loop() {
   Runtime& rt = *rt_;
   for (;;) {
-    rt.sync().barrier(call("omp parallel"));
+    {
+      RuntimeCall in_runtime;
+      rt.sync().barrier(call("omp parallel"));
+    }
     const RegionRecord r = *ctl_->region;
     if (r.kind == kEnd) {
+      RuntimeCall in_runtime;
       rt.finalize(call(kOmpSurface.finalize));
       std::fflush(nullptr);
       _exit(r.status);
@@ -292,11 +344,20 @@ void Team::work_loop() {
       if (r.combined == kSections) sections_count_ = r.sections;
       run_region(reinterpret_cast<void (*)(void*)>(r.fn), reinterpret_cast<void*>(r.data), rank_,
                  static_cast<int>(r.nthreads), combined, r.combined == kSections);
+      RuntimeCall in_runtime;
       rt.sync().barrier(call("omp parallel"));
     } else {
-      // Outside this smaller team: in every barrier of the region, until it ends.
-      do rt.sync().barrier(call("omp parallel"));
-      while (ctl_->region->done == 0);
+      // Outside this smaller team: in every barrier of the region, until it
+      // ends. The master publishes the region's count of barriers before
+      // its last one (a count, not a flag: read after an earlier barrier,
+      // a flag set since would end the wait too soon), and may publish the
+      // next region right after the last: either way we know.
+      RuntimeCall in_runtime;
+      for (uint32_t made = 1;; ++made) {
+        rt.sync().barrier(call("omp parallel"));
+        const RegionRecord& now = *ctl_->region;
+        if (now.seq != r.seq || (now.barriers != 0 && made >= now.barriers)) break;
+      }
     }
   }
 }
@@ -382,18 +443,23 @@ void Team::begin_parallel(void (*fn)(void*), void* data, unsigned num_threads, u
   r.fn = reinterpret_cast<uint64_t>(fn);
   r.data = reinterpret_cast<uint64_t>(data);
   r.nthreads = static_cast<uint32_t>(n);
-  r.done = 0;
+  r.barriers = 0;
   r.construct_base = construct_base_;
   r.icvs = icvs_;
   r.combined = loop != nullptr ? kLoop : sections != 0 ? kSections : kPlain;
   if (loop != nullptr) r.loop = *loop;
   r.sections = sections == ~0u ? 0 : sections;
-  rt.sync().barrier(call("omp parallel"));
+  {
+    RuntimeCall in_runtime;
+    rt.sync().barrier(call("omp parallel"));
+  }
   sections_count_ = r.sections;
+  region_barriers_ = 0;
   run_region(fn, data, 0, n, loop, sections != 0);
   // Every team thread meets the same constructs: the next region's tags follow.
   construct_base_ += constructs_ + 1;
-  if (n < size_) r.done = 1;
+  r.barriers = region_barriers_ + 1;
+  RuntimeCall in_runtime;
   rt.sync().barrier(call("omp parallel"));
 }
 
@@ -409,6 +475,8 @@ void Team::parallel_end() { unsupported("GOMP_parallel_end", "the OpenMP ABI of 
 
 void Team::barrier(const char* construct) {
   if (team_size_ <= 1) return;
+  ++region_barriers_;
+  RuntimeCall in_runtime;
   rt_->sync().barrier(call(construct));
 }
 
@@ -449,10 +517,14 @@ bool Team::grab(uint64_t* lo, uint64_t* hi) {
   if (!l.active) return false;
   if (l.kind == kSchedStatic || team_size_ <= 1) {
     if (team_size_ <= 1) {
-      // A team of one runs everything, in one chunk.
-      if (l.static_next++ != 0 || l.n == 0) return false;
-      *lo = 0;
-      *hi = l.n;
+      // A team of one runs everything: in one chunk, or chunk by chunk
+      // where the construct hands out one at a time (sections).
+      const uint64_t step = l.kind == kSchedStatic || l.chunk == 0 ? l.n : l.chunk;
+      const uint64_t at = l.static_next;
+      if (at >= l.n) return false;
+      l.static_next = at + std::min(step, l.n - at);
+      *lo = at;
+      *hi = l.static_next;
       return true;
     }
     return static_chunk(l.n, l.chunk, thread_num_, team_size_, l.static_next++, lo, hi);
@@ -598,6 +670,7 @@ void Team::single_copy_end(void* data) {
 // Mutual exclusion
 
 void Team::lock_all(int id, ApiCall c) {
+  RuntimeCall in_runtime;
   rt_->sync().lock(c, id);
   // OpenMP's lock flushes order every variable: an acquire of everything.
   rt_->sync().acquire_after(AtomicOrder::kAcquire);
@@ -625,6 +698,7 @@ void Team::critical_end(void** name) {
   if (size_ == 1) return;
   int id = kCriticalLock;
   if (name != nullptr) id = static_cast<int>(*reinterpret_cast<uint64_t*>(name));
+  RuntimeCall in_runtime;
   rt_->sync().unlock(call("omp critical"), id);
 }
 
@@ -633,6 +707,7 @@ void Team::atomic_start() {
 }
 
 void Team::atomic_end() {
+  RuntimeCall in_runtime;
   if (size_ > 1) rt_->sync().unlock(call("omp atomic"), kAtomicLock);
 }
 
@@ -739,6 +814,7 @@ int Team::nest_lock_test(uint32_t* word, const char* routine) {
 
 void Team::flush(bool release, bool acquire) {
   if (size_ == 1) return;
+  RuntimeCall in_runtime;
   if (release && acquire) {
     rt_->sync().release_before(AtomicOrder::kAcqRel);
     rt_->sync().acquire_after(AtomicOrder::kAcqRel);
@@ -750,6 +826,7 @@ void Team::flush(bool release, bool acquire) {
 }
 
 uint64_t Team::atomic_word(void* addr, AtomicOp op, AtomicType type, uint64_t operand, uint64_t expected, int memorder) {
+  RuntimeCall in_runtime;
   Runtime& rt = *rt_;
   Region& region = rt.state().region;
   const uint64_t page = region.page_of(addr);

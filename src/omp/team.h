@@ -90,6 +90,12 @@ struct LoopState {
   bool owns_turn = false;       // ordered: this chunk has the turn
 };
 
+// The program's code, [start, end) (omp/start.c passes the executable's
+// text): C++ allocations called from there, or from libstdc++ while the
+// runtime is not running on this thread, are the program's.
+void set_program_text(const void* start, const void* end);
+bool allocates_for_program(const void* caller);
+
 class Team {
  public:
   // The process's team runtime, created by boot.
@@ -223,6 +229,7 @@ class Team {
   int level1_size_ = 1;
   uint64_t construct_base_ = 1;  // worksharing constructs the team met before this region
   uint32_t constructs_ = 0;      // worksharing constructs met in this region
+  uint32_t region_barriers_ = 0; // barriers made in this region (the master's count)
   LoopState loop_;
   unsigned sections_count_ = 0;
   std::unordered_map<int, int> nest_holds_;  // nested locks we hold: id -> count

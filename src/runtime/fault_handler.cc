@@ -20,6 +20,7 @@ std::atomic<RegionFaultCallback> g_callback{nullptr};
 struct sigaction g_previous;
 std::atomic<bool> g_installed{false};
 std::atomic<std::byte*> g_calibration_page{nullptr};
+thread_local int t_in_callback = 0;
 
 void chain(int sig, siginfo_t* info, void* uctx) {
   const struct sigaction& prev = g_previous;
@@ -53,11 +54,18 @@ void on_sigsegv(int sig, siginfo_t* info, void* uctx) {
     return;
   }
   RegionFaultCallback cb = g_callback.load(std::memory_order_acquire);
-  if (cb != nullptr && cb(addr, fault_access(uctx))) return;
+  if (cb != nullptr) {
+    ++t_in_callback;
+    const bool handled = cb(addr, fault_access(uctx));
+    --t_in_callback;
+    if (handled) return;
+  }
   chain(sig, info, uctx);
 }
 
 }  // namespace
+
+bool in_region_fault() { return t_in_callback > 0; }
 
 Access fault_access(void* ucontext) {
 #if defined(__x86_64__)

@@ -51,6 +51,10 @@ using RegionFaultCallback = bool (*)(void* addr, Access access);
 
 void install_fault_handler(RegionFaultCallback callback);
 
+// Whether this thread is inside the region callback (the OpenMP runtime's
+// allocator keeps the runtime's own allocations out of the shared heap).
+bool in_region_fault();
+
 // Whether a fault was a read or a write, from the signal context. The one
 // architecture-specific piece; kUnknown where the hardware does not say.
 Access fault_access(void* ucontext);

@@ -22,6 +22,13 @@ program at once, and its warnings show, as they would without the wrapper.
 
 scopedsm-fc (gfortran) adds -fcray-pointer, the path of jiaf.h and of the
 module scopedsm, and links the module's library (libscopedsm_fortran).
+
+With -fopenmp, all three build an OpenMP program whose team is the job's
+processes (docs/OPENMP.md): they compile with -fno-inline-atomics (atomics
+become library calls that ScopeDSM sends to the word's home), and link
+ScopeDSM's OpenMP runtime instead of libgomp, as a non-PIE executable with
+ScopeDSM's linker script (the program's globals in pages of their own) and
+main and the malloc family redirected (--wrap) to the runtime.
 """
 import hashlib
 import json
@@ -96,6 +103,26 @@ LEGACY_WORDS = ("old-style", "K&R", "without a prototype", "identifier list")
 
 # Options after which the compiler does not link.
 NO_LINK = {"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"}
+
+# What an OpenMP program's own calls are redirected to (omp/program_abi.cc).
+OMP_WRAPPED = ("main", "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
+               "memalign", "valloc", "malloc_usable_size")
+
+
+def openmp(args):
+    """Whether the user asked for OpenMP (-fopenmp; not -fopenmp-simd, which needs no runtime)."""
+    return any(a == "-fopenmp" or a.startswith("-fopenmp=") for a in args)
+
+
+def omp_compile_flags():
+    return ["-fno-inline-atomics"]
+
+
+def omp_link_flags(config):
+    lib = config.get("lib_dir")
+    return ["-no-pie", f"-Wl,-T,{lib}/scopedsm_omp.ld",
+            "-Wl," + ",".join(f"--wrap={f}" for f in OMP_WRAPPED),
+            f"{lib}/libscopedsm_omp_start.a", f"-L{lib}", "-lscopedsm_omp"]
 
 
 def compile_flags(config, lang, seq):
@@ -197,12 +224,21 @@ def fortran_legacy_flags(user_args):
 def build_command(config, lang, args, compiler, seq, legacy):
     """The compiler command for `args` (the user's arguments without our options)."""
     link = not any(a in NO_LINK for a in args)
+    omp = openmp(args) and not seq
     cmd = [compiler]
     cmd += legacy
     cmd += compile_flags(config, lang, seq)
+    if omp:
+        cmd += omp_compile_flags()
     cmd += args
     if link:
+        if omp:
+            cmd += omp_link_flags(config)
         cmd += link_flags(config, seq, lang)
+        if omp:
+            # libgomp, which -fopenmp adds last, is not needed: ScopeDSM's runtime
+            # defines everything the program calls, so --as-needed drops it.
+            cmd += ["-Wl,--as-needed"]
     return cmd
 
 
