@@ -173,6 +173,8 @@ void Team::unsupported(const char* construct, const char* why) {
 void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
   // OpenMP programs name their locks by address, not by JIAJIA's ids.
   setenv("SCOPEDSM_LOCKS", "1073741824", 0);
+  // An OpenMP program's output is the program's: the statistics table only on request.
+  setenv("SCOPEDSM_SUMMARY", "off", 0);
   const size_t image_bytes = static_cast<size_t>(end - start);
   // The globals as the program image has them: the region replaces them.
   std::byte* saved = static_cast<std::byte*>(std::malloc(image_bytes == 0 ? 1 : image_bytes));
@@ -673,7 +675,8 @@ void Team::lock_all(int id, ApiCall c) {
   RuntimeCall in_runtime;
   rt_->sync().lock(c, id);
   // OpenMP's lock flushes order every variable: an acquire of everything.
-  rt_->sync().acquire_after(AtomicOrder::kAcquire);
+  if ((rt_->state().config.test_faults & static_cast<uint32_t>(TestFault::kOmpLockScope)) == 0)
+    rt_->sync().acquire_after(AtomicOrder::kAcquire);
 }
 
 void Team::critical_start(void** name) {
@@ -747,7 +750,7 @@ bool Team::try_take(uint32_t* word, const char* routine) {
   const uint32_t free_word = id << 1;
   const uint64_t old = atomic_word(word, AtomicOp::kCompareExchange, AtomicType::kUint32, free_word | kHeld, free_word, 0);
   if (old != free_word) return false;
-  flush(false, true);
+  if ((rt_->state().config.test_faults & static_cast<uint32_t>(TestFault::kOmpLockScope)) == 0) flush(false, true);
   return true;
 }
 

@@ -472,7 +472,7 @@ void Coherence::count_fetch(const PageSource* source, const PendingFetch& f, uin
   // unrecorded, whatever the source.
   for (uint64_t p = f.first; p < f.first + f.count; ++p) {
     PageMeta& m = (*pages_)[p];
-    if (!m.pinned || m.unrecorded) continue;
+    if (!m.pinned || m.unrecorded || test_fault(TestFault::kOmpKeepPinned)) continue;
     m.unrecorded = true;
     unrecorded_.push_back(static_cast<uint32_t>(p));
   }

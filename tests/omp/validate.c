@@ -394,6 +394,62 @@ static int check_critical(void) {
   return 1;
 }
 
+/* Message passing through critical sections and locks: OpenMP's lock
+ * flushes order every variable, not only those written inside. The data is
+ * written outside any critical section, after the reader has cached it. */
+static int msg[N];
+static int check_critical_flush(void) {
+  int flag = 0, bad = -1;
+  omp_lock_t lock;
+  omp_init_lock(&lock);
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < N; i++) msg[i] = 0;
+    flag = 0;
+#pragma omp parallel
+    {
+      const int n = omp_get_num_threads(), me = omp_get_thread_num();
+      long cached = 0;
+      for (int i = 0; i < N; i++) cached += msg[i]; /* every thread caches the data */
+#pragma omp barrier
+      const int writer = n > 2 ? 1 : 0, reader = n - 1;
+      if (n > 1 && me == writer) {
+        for (int i = 0; i < N; i++) msg[i] = i + 3 + cached;
+        if (round == 0) {
+#pragma omp critical(message)
+          flag = 1;
+        } else {
+          omp_set_lock(&lock);
+          flag = 1;
+          omp_unset_lock(&lock);
+        }
+      }
+      if (me == reader) {
+        int f = n == 1;
+        /* Bounded, so that a broken runtime (the flag never seen) fails
+         * instead of hanging; a working one sees it within a few tries. */
+        for (long tries = 0; !f && tries < 200000; tries++) {
+          if (round == 0) {
+#pragma omp critical(message)
+            f = flag;
+          } else {
+            omp_set_lock(&lock);
+            f = flag;
+            omp_unset_lock(&lock);
+          }
+        }
+        int b = f ? 0 : N;
+        if (n > 1 && f)
+          for (int i = 0; i < N; i++) b += msg[i] != i + 3;
+        bad = b;
+      }
+    }
+    CHECK(bad == 0, "%s: %d words written before the flag's release were stale after its acquire",
+          round == 0 ? "critical" : "omp_set_lock", bad);
+  }
+  omp_destroy_lock(&lock);
+  return 1;
+}
+
 static int check_atomic(void) {
   int i32 = 0;
   long long i64 = 0;
@@ -696,6 +752,7 @@ static const struct check checks[] = {
     {"master", check_master},
     {"barrier", check_barrier},
     {"critical", check_critical},
+    {"critical_flush", check_critical_flush},
     {"atomic", check_atomic},
     {"atomic_message", check_atomic_message},
     {"locks", check_locks},
