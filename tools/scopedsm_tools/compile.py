@@ -120,7 +120,11 @@ def omp_compile_flags():
 
 def omp_link_flags(config):
     lib = config.get("lib_dir")
-    return ["-no-pie", f"-Wl,-T,{lib}/scopedsm_omp.ld",
+    # --no-as-needed: the runtime's libraries come first in the process's
+    # symbol search order, before the C and C++ libraries (their operator
+    # new, sigaction and signal take the place of those libraries' own),
+    # whether or not the program calls them directly.
+    return ["-no-pie", "-Wl,--no-as-needed", f"-Wl,-T,{lib}/scopedsm_omp.ld",
             "-Wl," + ",".join(f"--wrap={f}" for f in OMP_WRAPPED),
             f"{lib}/libscopedsm_omp_start.a", f"-L{lib}", "-lscopedsm_omp"]
 
