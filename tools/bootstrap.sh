@@ -27,10 +27,22 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkgconf)
 command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need+=(iproute2)
 command -v unshare >/dev/null 2>&1 || need+=(util-linux)
 
+
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
   echo "bootstrap: installing ${need[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# OpenMP programs' flush: ScopeDSM's GCC plugin builds against the plugin
+# headers of the installed GCC (known only once GCC is there).
+if command -v gcc >/dev/null 2>&1 && [ ! -f "$(gcc -print-file-name=plugin)/include/gcc-plugin.h" ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  gcc_major=$(gcc -dumpversion | cut -d. -f1)
+  echo "bootstrap: installing gcc-${gcc_major}-plugin-dev" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "gcc-${gcc_major}-plugin-dev" >/dev/null ||
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "gcc-${gcc_major}-plugin-dev" >/dev/null; }
 fi

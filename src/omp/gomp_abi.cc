@@ -483,6 +483,21 @@ void GOMP_warning(const char* msg, size_t len) {
   if (team().thread_num() == 0) std::fprintf(stderr, "omp error (warning): %.*s\n", static_cast<int>(len), msg);
 }
 
+// --- flush -------------------------------------------------------------------------------
+
+// OpenMP's flush, as the flush plugin (omp/plugin/flush_plugin.cc) rewrites
+// the compiler's fences: `memorder` is the fence's (__ATOMIC_*): a release
+// of everything before it if it releases, an acquire of everything after it
+// if it acquires.
+void scopedsm_omp_flush(int memorder) {
+  if (!Team::booted()) return;
+  const bool release = memorder == 3 || memorder >= 4;
+  const bool acquire = memorder == 1 || memorder == 2 || memorder >= 4;
+  team().flush(release, acquire);
+}
+// `#pragma omp flush` (a full fence, __sync_synchronize).
+void scopedsm_omp_flush_full(void) { scopedsm_omp_flush(5); }
+
 // --- the omp_* routines (C) --------------------------------------------------------
 
 int omp_get_thread_num(void) { return team().thread_num(); }

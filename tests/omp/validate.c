@@ -541,6 +541,42 @@ static int check_atomic_message(void) {
   return 1;
 }
 
+/* Message passing through flush, as OpenMP's own examples write it: the
+ * producer flushes its data, sets a flag and flushes the flag; the consumer
+ * flushes until it sees the flag, then reads the data. */
+static int fmsg[N];
+static int check_flush(void) {
+  int flag = 0, bad = -1;
+#pragma omp parallel
+  {
+    const int n = omp_get_num_threads(), me = omp_get_thread_num();
+    long cached = 0;
+    for (int i = 0; i < N; i++) cached += fmsg[i]; /* the consumer holds a copy of the data */
+#pragma omp barrier
+    if (n > 1 && me == 0) {
+      for (int i = 0; i < N; i++) fmsg[i] = i + 9 + cached;
+#pragma omp flush
+      flag = 1;
+#pragma omp flush(flag)
+    }
+    if (n > 1 && me == n - 1) {
+      int f = 0;
+      for (long tries = 0; !f && tries < 200000; tries++) {
+#pragma omp flush(flag)
+        f = flag;
+      }
+#pragma omp flush
+      int b = f ? 0 : N;
+      if (f)
+        for (int i = 0; i < N; i++) b += fmsg[i] != i + 9;
+      bad = b;
+    }
+    if (n == 1) bad = 0;
+  }
+  CHECK(bad == 0, "%d words written before a flush and a flag were stale after the flag and a flush", bad);
+  return 1;
+}
+
 static int check_locks(void) {
   omp_lock_t lock;
   omp_nest_lock_t nest;
@@ -755,6 +791,7 @@ static const struct check checks[] = {
     {"critical_flush", check_critical_flush},
     {"atomic", check_atomic},
     {"atomic_message", check_atomic_message},
+    {"flush", check_flush},
     {"locks", check_locks},
     {"reduction", check_reduction},
     {"threadprivate", check_threadprivate},

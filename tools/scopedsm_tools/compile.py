@@ -104,6 +104,10 @@ LEGACY_WORDS = ("old-style", "K&R", "without a prototype", "identifier list")
 # Options after which the compiler does not link.
 NO_LINK = {"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"}
 
+# What the compiler driver compiles (rather than links).
+SOURCE_SUFFIXES = (".c", ".i", ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C", ".ii", ".f", ".for", ".ftn", ".f90",
+                   ".f95", ".f03", ".f08", ".F", ".FOR", ".FTN", ".F90", ".F95", ".F03", ".F08", ".fpp", ".FPP")
+
 # What an OpenMP program's own calls are redirected to (omp/program_abi.cc).
 OMP_WRAPPED = ("main", "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
                "memalign", "valloc", "malloc_usable_size")
@@ -114,8 +118,22 @@ def openmp(args):
     return any(a == "-fopenmp" or a.startswith("-fopenmp=") for a in args)
 
 
-def omp_compile_flags():
-    return ["-fno-inline-atomics"]
+def omp_plugin(config):
+    """The flush plugin (omp/plugin) if this build has it, else None."""
+    path = os.path.join(config.get("lib_dir") or "", "scopedsm_omp_plugin.so")
+    return path if os.path.exists(path) else None
+
+
+def omp_compile_flags(config, compiler, name):
+    flags = ["-fno-inline-atomics"]
+    plugin = omp_plugin(config)
+    if plugin and "clang" not in os.path.basename(compiler):
+        flags.append(f"-fplugin={plugin}")
+    else:
+        print(f"{name}: warning: without ScopeDSM's GCC plugin (a GCC build of ScopeDSM with "
+              "gcc-N-plugin-dev installed), '#pragma omp flush' does not order memory between processes; "
+              "locks, critical sections, barriers and atomics still do", file=sys.stderr)
+    return flags
 
 
 def omp_link_flags(config):
@@ -225,15 +243,16 @@ def fortran_legacy_flags(user_args):
     return []
 
 
-def build_command(config, lang, args, compiler, seq, legacy):
+def build_command(config, lang, args, compiler, seq, legacy, name="scopedsm-cc"):
     """The compiler command for `args` (the user's arguments without our options)."""
     link = not any(a in NO_LINK for a in args)
     omp = openmp(args) and not seq
+    compiles = any(not a.startswith("-") and a.endswith(SOURCE_SUFFIXES) for a in args)
     cmd = [compiler]
     cmd += legacy
     cmd += compile_flags(config, lang, seq)
-    if omp:
-        cmd += omp_compile_flags()
+    if omp and compiles:
+        cmd += omp_compile_flags(config, compiler, name)
     cmd += args
     if link:
         if omp:
@@ -271,7 +290,7 @@ def _run(cmd, name, compiler, env_var, capture=False):
 def compile_auto(config, lang, args, compiler, seq, name, env_var):
     """Compiles as the compiler does; if it rejects the program as legacy C,
     again with the legacy allowances, saying so once."""
-    cmd = build_command(config, lang, args, compiler, seq, [])
+    cmd = build_command(config, lang, args, compiler, seq, [], name)
     # A program read from standard input cannot be compiled twice.
     capture = "-" not in args
     rc, out, err = _run(cmd, name, compiler, env_var, capture)
@@ -289,7 +308,7 @@ def compile_auto(config, lang, args, compiler, seq, name, env_var):
           "definitions or integers assigned to pointers), which the compiler rejects: compiling it with the "
           "allowances for legacy C (--legacy)", file=sys.stderr, flush=True)
     legacy = legacy_flags(config, compiler, args)
-    return _run(build_command(config, lang, args, compiler, seq, legacy), name, compiler, env_var)[0]
+    return _run(build_command(config, lang, args, compiler, seq, legacy, name), name, compiler, env_var)[0]
 
 
 def main(lang, argv, build_json):
@@ -343,7 +362,7 @@ def main(lang, argv, build_json):
     if mode == "libs":
         print(" ".join(shlex.quote(f) for f in link_flags(config, seq, lang)))
         return 0
-    cmd = build_command(config, lang, args, compiler, seq, legacy)
+    cmd = build_command(config, lang, args, compiler, seq, legacy, name)
     if mode == "show":
         print(" ".join(shlex.quote(c) for c in cmd))
         return 0
