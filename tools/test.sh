@@ -29,7 +29,7 @@ build=build
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCOPEDSM_WERROR=ON)
 labels=""
 exclude="^$"
-off_labels="mpi|model|difftest|omp"
+off_labels="mpi|model|difftest|^omp$"
 off_exclude="^$"
 case "$mode" in
   "") ;;

@@ -175,6 +175,11 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
   setenv("SCOPEDSM_LOCKS", "1073741824", 0);
   // An OpenMP program's output is the program's: the statistics table only on request.
   setenv("SCOPEDSM_SUMMARY", "off", 0);
+  // The usual OpenMP program initializes its data serially and then writes
+  // it in parallel: a page's single writer becomes its home at a barrier
+  // (docs/OPENMP.md, "Placement"). Pages first written in a parallel region
+  // are homed at their writer by first touch (the heap).
+  setenv("SCOPEDSM_HOME_MIGRATION", "on", 0);
   const size_t image_bytes = static_cast<size_t>(end - start);
   // The globals as the program image has them: the region replaces them.
   std::byte* saved = static_cast<std::byte*>(std::malloc(image_bytes == 0 ? 1 : image_bytes));
