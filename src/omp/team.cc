@@ -180,6 +180,9 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
   // (docs/OPENMP.md, "Placement"). Pages first written in a parallel region
   // are homed at their writer by first touch (the heap).
   setenv("SCOPEDSM_HOME_MIGRATION", "on", 0);
+  // AddressSanitizer keeps its shadow memory from 2 GiB up: the region, which
+  // starts right after the program's globals (near 4 MiB), must end below it.
+  if (dlsym(RTLD_DEFAULT, "__asan_init") != nullptr) setenv("SCOPEDSM_REGION_SIZE", "1G", 0);
   const size_t image_bytes = static_cast<size_t>(end - start);
   // The globals as the program image has them: the region replaces them.
   std::byte* saved = static_cast<std::byte*>(std::malloc(image_bytes == 0 ? 1 : image_bytes));

@@ -14,6 +14,11 @@
 // retargets each such builtin call to scopedsm_omp_flush_full() or
 // scopedsm_omp_flush(memorder) (omp/gomp_abi.cc). A program's own
 // __sync_synchronize is a full fence too and is treated the same way.
+//
+// A second pass, before the constructs are lowered, refuses what ScopeDSM
+// cannot run correctly and the compiler can see: `copyin` of a
+// threadprivate array or structure, which GCC copies from the master's
+// thread-local storage by address (no other process has that memory).
 // GCC's plugin headers depend on each other's order.
 #include <gcc-plugin.h>
 #include <plugin-version.h>
@@ -29,6 +34,8 @@
 #include <gimple.h>
 #include <gimple-iterator.h>
 #include <stringpool.h>
+#include <diagnostic-core.h>
+#include <gimple-walk.h>
 #include <tree-ssa-operands.h>
 #include <gimple-ssa.h>
 
@@ -90,6 +97,47 @@ class FlushPass : public gimple_opt_pass {
   }
 };
 
+const pass_data kCheckData = {
+    GIMPLE_PASS,
+    "scopedsm_omp_check",
+    OPTGROUP_NONE,
+    TV_NONE,
+    PROP_gimple_any,
+    0,
+    0,
+    0,
+    0,
+};
+
+tree check_stmt(gimple_stmt_iterator* gsi, bool* handled, struct walk_stmt_info*) {
+  gimple* stmt = gsi_stmt(*gsi);
+  *handled = false;
+  if (gimple_code(stmt) != GIMPLE_OMP_PARALLEL) return NULL_TREE;
+  for (tree c = gimple_omp_parallel_clauses(stmt); c != NULL_TREE; c = OMP_CLAUSE_CHAIN(c)) {
+    if (OMP_CLAUSE_CODE(c) != OMP_CLAUSE_COPYIN) continue;
+    tree decl = OMP_CLAUSE_DECL(c);
+    if (AGGREGATE_TYPE_P(TREE_TYPE(decl)))
+      error_at(OMP_CLAUSE_LOCATION(c),
+               "ScopeDSM: %<copyin%> of the threadprivate array or structure %qD is not supported (the master's "
+               "copy is in its thread-local storage, which no other process can read); copy it through a shared "
+               "variable instead (docs/OPENMP.md)",
+               decl);
+  }
+  return NULL_TREE;
+}
+
+class CheckPass : public gimple_opt_pass {
+ public:
+  explicit CheckPass(gcc::context* ctx) : gimple_opt_pass(kCheckData, ctx) {}
+  unsigned int execute(function* fun) override {
+    gimple_seq body = gimple_body(fun->decl);
+    struct walk_stmt_info wi;
+    memset(&wi, 0, sizeof wi);
+    walk_gimple_seq(body, check_stmt, nullptr, &wi);
+    return 0;
+  }
+};
+
 }  // namespace
 
 int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* version) {
@@ -104,5 +152,11 @@ int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* versio
   pass.ref_pass_instance_number = 1;
   pass.pos_op = PASS_POS_INSERT_AFTER;
   register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, nullptr, &pass);
+  struct register_pass_info check;
+  check.pass = new CheckPass(g);
+  check.reference_pass_name = "omplower";
+  check.ref_pass_instance_number = 1;
+  check.pos_op = PASS_POS_INSERT_BEFORE;
+  register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, nullptr, &check);
   return 0;
 }
