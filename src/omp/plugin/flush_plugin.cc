@@ -118,9 +118,9 @@ tree check_stmt(gimple_stmt_iterator* gsi, bool* handled, struct walk_stmt_info*
     tree decl = OMP_CLAUSE_DECL(c);
     if (AGGREGATE_TYPE_P(TREE_TYPE(decl)))
       error_at(OMP_CLAUSE_LOCATION(c),
-               "ScopeDSM: %<copyin%> of the threadprivate array or structure %qD is not supported (the master's "
-               "copy is in its thread-local storage, which no other process can read); copy it through a shared "
-               "variable instead (docs/OPENMP.md)",
+               "ScopeDSM: %<copyin%> of the threadprivate array or structure %qD is not supported (the copy of the "
+               "master thread is in its thread-local storage, which no other process can read); copy it through a "
+               "shared variable instead (docs/OPENMP.md)",
                decl);
   }
   return NULL_TREE;
