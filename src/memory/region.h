@@ -47,6 +47,10 @@
 namespace scopedsm {
 
 
+// Copies `n` bytes without AddressSanitizer's checks: an OpenMP program's
+// globals are copied whole, redzones between them included.
+void copy_image(void* dst, const void* src, size_t n);
+
 // Where Region::reserve puts the region of an OpenMP program.
 struct RegionFixedPlace {
   uintptr_t base = 0;    // 0: choose an address

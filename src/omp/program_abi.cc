@@ -5,6 +5,7 @@
 // atomics bridge of omp/atomic_abi.c.
 #include <dlfcn.h>
 #include <malloc.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,7 @@
 
 #include "common/log.h"
 #include "omp/team.h"
+#include "runtime/fault_handler.h"
 #include "runtime/runtime.h"
 
 using scopedsm::fatal;
@@ -164,6 +166,38 @@ void* __wrap_valloc(size_t n) {
 size_t __wrap_malloc_usable_size(void* p) {
   if (shared(p)) return SharedHeap::capacity(p);
   return malloc_usable_size(p);
+}
+
+// The program's own SIGSEGV handler does not replace ScopeDSM's: it gets
+// the faults outside the shared region (runtime/fault_handler.h).
+int __wrap_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  if (sig != SIGSEGV || !scopedsm::fault_handler_installed()) return sigaction(sig, act, old);
+  scopedsm::chain_segv_handler(act, old);
+  return 0;
+}
+
+sighandler_t __wrap_signal(int sig, sighandler_t handler) {
+  if (sig != SIGSEGV || !scopedsm::fault_handler_installed()) return signal(sig, handler);
+  struct sigaction sa = {}, old = {};
+  sa.sa_handler = handler;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  scopedsm::chain_segv_handler(&sa, &old);
+  // A three-argument handler comes back as signal() returns any: its address.
+  if ((old.sa_flags & SA_SIGINFO) == 0) return old.sa_handler;
+  sighandler_t as_plain;
+  static_assert(sizeof as_plain == sizeof old.sa_sigaction);
+  std::memcpy(&as_plain, &old.sa_sigaction, sizeof as_plain);
+  return as_plain;
+}
+
+// A gfortran program's main sets the Fortran runtime's options first, and
+// with them its own SIGSEGV handler (for backtraces): ours goes back on top.
+void __wrap__gfortran_set_options(int count, const int* options) {
+  using SetOptions = void (*)(int, const int*);
+  static const auto real = reinterpret_cast<SetOptions>(dlsym(RTLD_DEFAULT, "_gfortran_set_options"));
+  if (real != nullptr) real(count, options);
+  scopedsm::reinstall_fault_handler();
 }
 
 // OpenMP's own allocation routines come to the shared heap too.

@@ -187,7 +187,7 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
   // The globals as the program image has them: the region replaces them.
   std::byte* saved = static_cast<std::byte*>(std::malloc(image_bytes == 0 ? 1 : image_bytes));
   if (saved == nullptr) fatal("the OpenMP runtime's start: no memory to save %zu bytes of globals", image_bytes);
-  std::memcpy(saved, start, image_bytes);
+  copy_image(saved, start, image_bytes);
 
   Runtime::init_fixed(&argc, &argv, call(kOmpSurface.init),
                       Region::FixedPlace{reinterpret_cast<uintptr_t>(start), image_bytes});
@@ -208,7 +208,7 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
     if (g != start) fatal("the OpenMP runtime's start: the globals landed at %p, not at %p", g, static_cast<void*>(start));
     global_pages = (image_bytes + page - 1) / page;
     if (team->rank_ == 0) {
-      std::memcpy(start, saved, image_bytes);
+      copy_image(start, saved, image_bytes);
     } else {
       // Until main, the program's constructors here see a private copy.
       if (Status st = region.shadow(0, global_pages, saved, image_bytes); !st.ok())

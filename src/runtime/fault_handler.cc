@@ -1,6 +1,5 @@
 #include "runtime/fault_handler.h"
 
-#include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -24,30 +23,6 @@ std::atomic<bool> g_installed{false};
 std::atomic<std::byte*> g_calibration_page{nullptr};
 thread_local int t_in_callback = 0;
 
-using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
-using SignalFn = sighandler_t (*)(int, sighandler_t);
-
-// The C library's own definition of `name`, whatever the order in which the
-// process's libraries were loaded (RTLD_NEXT finds nothing when the C
-// library comes before this one).
-void* libc_symbol(const char* name) {
-  static void* const libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-  void* f = libc != nullptr ? dlsym(libc, name) : nullptr;
-  if (f == nullptr) f = dlsym(RTLD_NEXT, name);
-  if (f == nullptr) {
-    static const char msg[] = "scopedsm: the C library's sigaction or signal was not found\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(1);
-  }
-  return f;
-}
-
-// The C library's sigaction, behind the program's (ours, below).
-SigactionFn real_sigaction() {
-  static const auto f = reinterpret_cast<SigactionFn>(libc_symbol("sigaction"));
-  return f;
-}
-
 void chain(int sig, siginfo_t* info, void* uctx) {
   const struct sigaction& prev = g_previous;
   if (prev.sa_flags & SA_SIGINFO) {
@@ -60,7 +35,7 @@ void chain(int sig, siginfo_t* info, void* uctx) {
     struct sigaction dfl = {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
-    real_sigaction()(sig, &dfl, nullptr);
+    sigaction(sig, &dfl, nullptr);
     return;
   }
   prev.sa_handler(sig);
@@ -113,44 +88,27 @@ void install_fault_handler(RegionFaultCallback callback) {
   sa.sa_sigaction = on_sigsegv;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  real_sigaction()(SIGSEGV, &sa, &g_previous);
+  sigaction(SIGSEGV, &sa, &g_previous);
 }
 
-}  // namespace scopedsm
+bool fault_handler_installed() { return g_installed.load(std::memory_order_acquire); }
 
-// A SIGSEGV handler the program (or a library of its: libgfortran installs
-// one for its backtraces) sets once ours is in place does not replace ours:
-// it becomes the handler that faults outside the shared region go to
-// (chain), as one set before ours would have been.
-extern "C" int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  using namespace scopedsm;
-  if (sig != SIGSEGV || !g_installed.load(std::memory_order_acquire)) return real_sigaction()(sig, act, old);
+void chain_segv_handler(const struct sigaction* act, struct sigaction* old) {
   const struct sigaction previous = g_previous;
   if (act != nullptr) g_previous = *act;
   if (old != nullptr) *old = previous;
-  return 0;
 }
 
-extern "C" sighandler_t signal(int sig, sighandler_t handler) {
-  using namespace scopedsm;
-  if (sig != SIGSEGV || !g_installed.load(std::memory_order_acquire)) {
-    static const auto real = reinterpret_cast<SignalFn>(libc_symbol("signal"));
-    return real(sig, handler);
-  }
-  struct sigaction sa = {}, old = {};
-  sa.sa_handler = handler;
-  sa.sa_flags = SA_RESTART;
+void reinstall_fault_handler() {
+  if (!fault_handler_installed()) return;
+  struct sigaction sa = {}, replaced = {};
+  sa.sa_sigaction = on_sigsegv;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGSEGV, &sa, &old);
-  // (A three-argument handler comes back as signal() returns any: its address.)
-  if ((old.sa_flags & SA_SIGINFO) == 0) return old.sa_handler;
-  sighandler_t as_plain;
-  static_assert(sizeof as_plain == sizeof old.sa_sigaction);
-  std::memcpy(&as_plain, &old.sa_sigaction, sizeof as_plain);
-  return as_plain;
+  sigaction(SIGSEGV, &sa, &replaced);
+  // Whatever replaced ours becomes the handler faults outside the region go to.
+  if (replaced.sa_sigaction != on_sigsegv) g_previous = replaced;
 }
-
-namespace scopedsm {
 
 double calibrate_fault_cost() {
   void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -40,6 +40,8 @@
 //  5. errno is saved and restored around the callback.
 #pragma once
 
+#include <signal.h>
+
 #include <cstdint>
 
 #include "protocol/coherence.h"
@@ -50,6 +52,16 @@ namespace scopedsm {
 using RegionFaultCallback = bool (*)(void* addr, Access access);
 
 void install_fault_handler(RegionFaultCallback callback);
+
+// A program that sets its own SIGSEGV handler once ours is in place (an
+// OpenMP program's sigaction and signal come here: omp/program_abi.cc)
+// does not replace ours: chain_segv_handler makes `act` the handler that
+// faults outside the shared region go to, and returns the one before in
+// `old`, as sigaction would. reinstall_fault_handler puts ours back over a
+// handler a library set behind our back (libgfortran's), chaining that one.
+bool fault_handler_installed();
+void chain_segv_handler(const struct sigaction* act, struct sigaction* old);
+void reinstall_fault_handler();
 
 // Whether this thread is inside the region callback (the OpenMP runtime's
 // allocator keeps the runtime's own allocations out of the shared heap).

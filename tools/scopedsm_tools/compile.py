@@ -110,7 +110,9 @@ SOURCE_SUFFIXES = (".c", ".i", ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C
 
 # What an OpenMP program's own calls are redirected to (omp/program_abi.cc).
 OMP_WRAPPED = ("main", "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
-               "memalign", "valloc", "malloc_usable_size")
+               "memalign", "valloc", "malloc_usable_size", "sigaction", "signal")
+# Fortran's main also sets the Fortran runtime's options (and its SIGSEGV handler).
+OMP_WRAPPED_FORTRAN = ("_gfortran_set_options",)
 
 
 def openmp(args):
@@ -136,14 +138,15 @@ def omp_compile_flags(config, compiler, name):
     return flags
 
 
-def omp_link_flags(config):
+def omp_link_flags(config, lang="c"):
     lib = config.get("lib_dir")
+    wrapped = OMP_WRAPPED + (OMP_WRAPPED_FORTRAN if lang == "fortran" else ())
     # --no-as-needed: the runtime's libraries come first in the process's
     # symbol search order, before the C and C++ libraries (their operator
     # new, sigaction and signal take the place of those libraries' own),
     # whether or not the program calls them directly.
     return ["-no-pie", "-Wl,--no-as-needed", f"-Wl,-T,{lib}/scopedsm_omp.ld",
-            "-Wl," + ",".join(f"--wrap={f}" for f in OMP_WRAPPED),
+            "-Wl," + ",".join(f"--wrap={f}" for f in wrapped),
             f"{lib}/libscopedsm_omp_start.a", f"-L{lib}", "-lscopedsm_omp"]
 
 
@@ -256,7 +259,7 @@ def build_command(config, lang, args, compiler, seq, legacy, name="scopedsm-cc")
     cmd += args
     if link:
         if omp:
-            cmd += omp_link_flags(config)
+            cmd += omp_link_flags(config, lang)
         cmd += link_flags(config, seq, lang)
         if omp:
             # libgomp, which -fopenmp adds last, is not needed: ScopeDSM's runtime
