@@ -23,6 +23,7 @@
 #include "stats/stats.h"
 #include "sync/parts.h"
 #include "sync/condvar_manager.h"
+#include "sync/deadlock_watch.h"
 #include "sync/lock_manager.h"
 #include "sync/rendezvous.h"
 
@@ -52,9 +53,11 @@ class Service {
   // application thread while it waits (the service thread serves in run()).
   bool serve_pending();
 
-  // Reports synchronization that stalls (a barrier missing ranks, a lock
-  // never released), naming who is missing, which the waiters themselves
-  // cannot: a warning at 80% of SCOPEDSM_TIMEOUT, the fatal error at it.
+  // With a SCOPEDSM_TIMEOUT limit, reports synchronization that stalls (a
+  // barrier missing ranks, a lock never released), naming who is missing,
+  // which the waiters themselves cannot: a warning at 80% of the limit, the
+  // fatal error at it. (Deadlocks are found without a limit, by the
+  // DeadlockWatch, as its messages arrive.)
   void check_stalls();
 
   // For the application thread's direct use of the locks homed here
@@ -86,6 +89,7 @@ class Service {
   LockManager locks_;
   RendezvousManager rendezvous_;
   CondvarManager condvars_;
+  DeadlockWatch deadlocks_;
   std::thread thread_;
   std::mutex serve_mu_;  // held by whichever thread is serving
   std::atomic<int> shutdowns_{0};
