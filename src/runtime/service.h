@@ -31,10 +31,11 @@ namespace scopedsm {
 
 class Service {
  public:
-  // `parts.timeout_s` (SCOPEDSM_TIMEOUT) bounds how long synchronization
-  // may stall before the managers report it; `spin_us` (SCOPEDSM_SPIN_US)
-  // how long the service thread polls after its last request. `wvec`: the
-  // home's write vectors (memory/write_vectors.h).
+  // `parts.timeout_s` (SCOPEDSM_TIMEOUT; 0, the default: no limit) bounds
+  // how long synchronization may stall before the managers report it;
+  // `spin_us` (SCOPEDSM_SPIN_US) how long the service thread polls after
+  // its last request. `wvec`: the home's write vectors
+  // (memory/write_vectors.h).
   Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats, uint64_t spin_us,
           WriteVectors* wvec);
   ~Service();
