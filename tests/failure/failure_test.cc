@@ -283,16 +283,26 @@ INSTANTIATE_TEST_SUITE_P(
                          "SCOPEDSM_TIMEOUT limit, for rank 0, which has not arrived",
                          {"SCOPEDSM_TIMEOUT=3"}},
                     // Deadlocks end the job without any limit, in one line
-                    // that names every process, what it waits in, and for whom.
+                    // that names the processes of the cycle, what each waits
+                    // in, and for whom. A process that only waits for them
+                    // (x) is named too if its own report reached rank 0
+                    // before the cycle was proved, which nothing orders.
                     Case{"deadlock_wait_lock", 0,
                          "scopedsm: rank 0: deadlock: rank 0 waits in jia_wait for rank 1, which waits in "
-                         "jia_lock\\(4\\) held by rank 0; rank 2 waits in jia_wait for rank 1; none of them can "
+                         "jia_lock\\(4\\) held by rank 0(; rank 2 waits in jia_wait for rank 1)?; none of them can "
                          "proceed\n",
                          {}},
                     Case{"deadlock_locks", 1,
                          "scopedsm: rank 0: deadlock: rank 1 waits in jia_lock\\(11\\) held by rank 2, which waits "
-                         "in jia_lock\\(10\\) held by rank 1; rank 0 waits in jia_barrier for ranks 1, 2; none of "
-                         "them can proceed\n",
+                         "in jia_lock\\(10\\) held by rank 1(; rank 0 waits in jia_barrier for ranks 1, 2)?; none "
+                         "of them can proceed\n",
+                         {}},
+                    // Three locks in a ring: no two processes make a
+                    // deadlock, the line names all three.
+                    Case{"deadlock_ring", 2,
+                         "scopedsm: rank 0: deadlock: rank 0 waits in jia_lock\\(21\\) held by rank 1, which waits "
+                         "in jia_lock\\(22\\) held by rank 2, which waits in jia_lock\\(20\\) held by rank 0; none "
+                         "of them can proceed\n",
                          {}},
                     Case{"deadlock_cv", 2,
                          "scopedsm: rank 0: deadlock: rank 0 waits in jia_barrier for rank 2, which waits in "

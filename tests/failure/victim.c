@@ -37,7 +37,9 @@
  *   deadlock_locks    v holds lock 10 and waits for lock 11, which w holds
  *                     while it waits for lock 10; x waits at a barrier;
  *   deadlock_cv       v waits on condition variable 1, which nobody sets;
- *                     w and x wait at a barrier.
+ *                     w and x wait at a barrier;
+ *   deadlock_ring     rank r holds lock 20 + r and waits for lock
+ *                     20 + (r + 1) % 3 (v only says when).
  * Controls, which show that the driver's checks can fail:
  *   no_failure        nobody fails: every process prints FINISHED, exit 0;
  *   leave_orphan      the victim forks a child that leaves the launcher's
@@ -214,6 +216,13 @@ int main(int argc, char **argv) {
     } else {
       jia_barrier();
     }
+    return finished();
+  }
+  if (!strcmp(c, "deadlock_ring")) {
+    jia_lock(20 + jiapid);
+    jia_wait(); /* inside the critical sections: every lock is held after it */
+    if (jiapid == victim) victim_says("holding lock 20 + v in a ring of three locks");
+    jia_lock(20 + (jiapid + 1) % np);
     return finished();
   }
   if (!strcmp(c, "deadlock_cv")) {
