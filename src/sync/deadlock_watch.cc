@@ -142,6 +142,9 @@ void DeadlockWatch::on(const Incoming& in, SyncWaitMsg&& msg) {
     fatal("protocol error: malformed SYNCWAIT from rank %d (wait %llu, kind %u, id %u, %u collective calls, %zu "
           "bytes of locks held)",
           in.source, static_cast<unsigned long long>(msg.seq), msg.kind, msg.id, msg.calls, msg.held.size());
+  if (log_enabled(LogLevel::kDebug))
+    log_message(LogLevel::kDebug, "deadlock detector: rank %d has waited a second in %s (wait %llu)", in.source,
+                w.call.c_str(), static_cast<unsigned long long>(w.seq));
   detector_.report(in.source, std::move(w));
   probe_if_due();
 }
@@ -171,12 +174,18 @@ void DeadlockWatch::on(const Incoming& in, const SyncStateMsg& msg) {
           msg.queued.size());
   if (!detector_.answer(in.source, msg.round, msg.seq, std::move(queued))) return;
   if (std::optional<std::string> line = detector_.finish_round()) fatal("%s", line->c_str());
+  if (log_enabled(LogLevel::kDebug))
+    log_message(LogLevel::kDebug, "deadlock detector: probe round %llu found no deadlock",
+                static_cast<unsigned long long>(msg.round));
   probe_if_due();
 }
 
 void DeadlockWatch::probe_if_due() {
   if (detector_.probing() || !detector_.candidate()) return;
   const uint64_t round = detector_.start_round();
+  if (log_enabled(LogLevel::kDebug))
+    log_message(LogLevel::kDebug, "deadlock detector: the reports show a deadlock; probe round %llu",
+                static_cast<unsigned long long>(round));
   Transport& t = *p_.transport;
   auto probe = std::make_shared<const Bytes>(encode(SyncProbeMsg{round}, t.next_seq()));
   for (int p = 0; p < p_.size; ++p) t.send_shared(p, kTagRequest, probe);
