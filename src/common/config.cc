@@ -132,9 +132,11 @@ const std::vector<ConfigVariable>& config_variables() {
        "as Chrome/Perfetto trace-event JSON at exit."},
       {"SCOPEDSM_SUMMARY", "on", "Whether rank 0 prints the statistics table at exit (on or off)."},
       {"SCOPEDSM_LOG", "warn", "Log level: error, warn, info or debug."},
-      {"SCOPEDSM_TIMEOUT", "120",
-       "Seconds any single wait may last before the process reports what it waited for and ends the job; 0 = wait forever. "
-       "A hung MPI_Finalize, the MPI library's own, is left after it with status 0."},
+      {"SCOPEDSM_TIMEOUT", "0",
+       "Seconds any single wait may last before the job ends with a report of who waits for whom; 0 (the default) = "
+       "no limit: a process may compute as long as it likes while others wait, and only a deadlock (every waiting "
+       "process waits on another that waits) ends the job, within seconds. Also bounds a hung MPI_Finalize, the MPI "
+       "library's own, which is left with status 0 (after 30 s when 0)."},
       {"SCOPEDSM_SPIN_US", "50", "Microseconds a waiting thread polls before it sleeps (0 to 100000)."},
       {"SCOPEDSM_SERVICE_SLICE_US", "0",
        "Time slice in microseconds the service thread asks of the kernel (Linux 6.12 and later), so that a request "
@@ -248,9 +250,10 @@ const std::vector<ConfigVariable>& config_variables() {
        "unit's first OS page), wvec-drop-block (a write-vector reply leaves out a written block), cowd-keep-cache "
        "(cache-only write detection keeps copies at an acquire), auto-no-stream (automatic hints never find a "
        "stream), untrap-copied (homes untrap pages copied in the interval a barrier ends, so readers refetch them every interval), "
-       "auto-over-hints (automatic hints act inside ranges the program's prefetch hints named), omp-lock-scope (OpenMP "
-       "locks and critical sections acquire only the lock's scope), omp-keep-pinned (copies of an OpenMP master's stack "
-       "survive acquires); "
+       "auto-over-hints (automatic hints act inside ranges the program's prefetch hints named), no-wait-reports "
+       "(no process reports its synchronization waits, so deadlocks go unfound), omp-lock-scope (OpenMP locks and "
+       "critical sections acquire only the lock's scope), omp-keep-pinned (copies of an OpenMP master's stack survive "
+       "acquires); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race, and "
        "hang-in-finalize, in which rank 1's MPI_Finalize never returns) to prove tests can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -383,7 +386,7 @@ Status parse_config(const EnvLookup& lookup, Config* out, const std::vector<std:
     char* end = nullptr;
     double t = std::strtod(v->c_str(), &end);
     if (v->empty() || errno != 0 || *end != '\0' || !(t >= 0) || t > 1e7)
-      return bad("SCOPEDSM_TIMEOUT", *v, "seconds from 0 (never) to 10000000");
+      return bad("SCOPEDSM_TIMEOUT", *v, "seconds from 0 (no limit) to 10000000");
     c.timeout_s = t;
   }
   if (auto v = lookup("SCOPEDSM_SPIN_US")) {

@@ -57,8 +57,9 @@ enum class TestFault : uint32_t {
   kAutoOverHints = 1u << 25,     // automatic hints act on faults in ranges the program's prefetch hints named: the two cut each other's runs
   kSlowRetrapQueue = 1u << 26,   // not a breakage: a home marks next-touch pages 50 ms late and leaves the point 150 ms late, and a node peer queues a copy of an untrapped page 100 ms after claiming it (widens a race for tests)
   kKeepUnrecorded = 1u << 27,    // acquires keep copies read one-sided from untrapped pages (RECORD still goes): stale reads
-  kOmpLockScope = 1u << 28,      // OpenMP's locks and critical sections acquire only the lock's scope, not everything: stale reads
-  kOmpKeepPinned = 1u << 29,     // copies of pinned pages (an OpenMP master's stack) survive acquires: stale reads
+  kNoWaitReports = 1u << 28,     // no process reports its synchronization waits to rank 0: deadlocks go unfound
+  kOmpLockScope = 1u << 29,      // OpenMP's locks and critical sections acquire only the lock's scope, not everything: stale reads
+  kOmpKeepPinned = 1u << 30,     // copies of pinned pages (an OpenMP master's stack) survive acquires: stale reads
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -94,6 +95,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kAutoOverHints, "auto-over-hints"},
     {TestFault::kSlowRetrapQueue, "slow-retrap-queue"},
     {TestFault::kKeepUnrecorded, "keep-unrecorded"},
+    {TestFault::kNoWaitReports, "no-wait-reports"},
     {TestFault::kOmpLockScope, "omp-lock-scope"},
     {TestFault::kOmpKeepPinned, "omp-keep-pinned"},
 };
@@ -139,7 +141,7 @@ struct Config {
   std::string trace_file;              // trace-event JSON path (SCOPEDSM_TRACE); empty = no trace
   bool summary = true;                 // rank 0 prints a table at exit
   LogLevel log_level = LogLevel::kWarn;
-  double timeout_s = 120;              // longest single wait; 0 = unbounded
+  double timeout_s = 0;                // longest single wait (SCOPEDSM_TIMEOUT); 0 = no limit
   uint64_t spin_us = 50;               // busy-poll before sleeping
   uint64_t service_slice_us = 0;       // the service thread's time slice asked of the kernel; 0 = the kernel's
   uint64_t poll_us = 200;              // sleep bound when peers are off-node

@@ -30,6 +30,7 @@ struct Surface {
   const char* barrier;
   const char* wait;   // the rendezvous without coherence actions
   const char* alloc;  // the plain allocation
+  const char* lock;   // acquires a lock
   // Phrases.
   const char* before_init;        // "before <init>"
   const char* after_finalize;     // "after <finalize>"
@@ -51,6 +52,7 @@ inline constexpr Surface kCSurface{
     "scopedsm_barrier",
     "scopedsm_wait",
     "scopedsm_alloc",
+    "scopedsm_lock",
     "before scopedsm_init",
     "after scopedsm_finalize",
     "call scopedsm_init exactly once per process",
@@ -68,6 +70,7 @@ inline constexpr Surface kCxxSurface{
     "scopedsm::barrier",
     "scopedsm::wait",
     "scopedsm::alloc_array",
+    "scopedsm::LockGuard",
     "before a scopedsm::Runtime was constructed",
     "after the scopedsm::Runtime was destroyed",
     "construct exactly one scopedsm::Runtime per process",
@@ -86,6 +89,7 @@ inline constexpr Surface kJiaSurface{
     "jia_barrier",
     "jia_wait",
     "jia_alloc",
+    "jia_lock",
     "before jia_init",
     "after jia_exit",
     "call jia_init exactly once per process",
@@ -127,6 +131,7 @@ inline constexpr Surface kOmpSurface{
     "omp barrier",
     "omp barrier",
     "malloc",
+    "omp critical",
     "before the OpenMP runtime started",
     "after the program ended",
     "build the program with scopedsm-cc -fopenmp (the runtime starts by itself)",

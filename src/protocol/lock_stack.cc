@@ -79,10 +79,12 @@ std::vector<uint32_t> LockStack::all_pages() {
   return out;
 }
 
-std::string LockStack::describe() const {
-  std::vector<int> held;
-  for (size_t i = 1; i < levels_.size(); ++i) held.push_back(levels_[i].lock);
-  return describe_locks_held(held);
+std::vector<int> LockStack::held() const {
+  std::vector<int> out;
+  for (size_t i = 1; i < levels_.size(); ++i) out.push_back(levels_[i].lock);
+  return out;
 }
+
+std::string LockStack::describe() const { return describe_locks_held(held()); }
 
 }  // namespace scopedsm

@@ -54,6 +54,8 @@ class LockStack {
   // The barrier epoch tags bottom-level membership; call after each barrier.
   void set_epoch(uint32_t epoch) { epoch_tag_ = epoch + 1; }
 
+  // The locks held, outermost first.
+  std::vector<int> held() const;
   // "lock 3 (outermost), lock 7" for diagnostics.
   std::string describe() const;
 

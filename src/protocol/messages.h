@@ -451,6 +451,72 @@ struct AmoNotifyMsg {
 struct ShutdownMsg : NoPayload {};  // SHUTDOWN: the sender sends nothing more
 struct AckMsg : NoPayload {};       // ACK: a SETCV or RESETCV was applied
 
+// The deadlock detector's messages (sync/deadlock.h, docs/PROTOCOL.md §8).
+// SYNCWAIT: to rank 0, once the sender's application thread has waited a
+// second in the synchronization wait it numbers `seq` (from 1): its kind
+// (sync/deadlock.h WaitKind: 1 lock, 2 collective call, 3 condition
+// variable), the lock, collective-call number or condition variable `id`,
+// the collective calls the sender had entered, whether it still owed
+// acknowledgements, the call as the program wrote it, and the locks it holds
+// (`held`: one u32 lock id each, outermost first). Sent again with `owes`
+// cleared if its acknowledgements come during the wait. The handler checks
+// the kind, the id and the held locks against the limits.
+struct SyncWaitMsg {
+  static constexpr uint32_t kMaxCall = 4096;
+  uint64_t seq = 0;
+  uint32_t kind = 0;
+  uint32_t id = 0;
+  uint32_t calls = 0;
+  bool owes = false;
+  std::string call;
+  std::vector<std::byte> held;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.u64(m.seq);
+    v.u32(m.kind);
+    v.u32(m.id);
+    v.u32(m.calls);
+    v.flag("owes", m.owes);
+    v.text("waiting call text", m.call, kMaxCall);
+    v.blob(m.held);
+  }
+};
+
+// SYNCDONE: to rank 0, when the wait the sender reported (SYNCWAIT `seq`) ends.
+struct SyncDoneMsg {
+  uint64_t seq = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.u64(m.seq);
+  }
+};
+
+// SYNCPROBE: from rank 0 to every process, when the reports show a
+// deadlock: which wait are you in now? Answered with SYNCSTATE.
+struct SyncProbeMsg {
+  uint64_t round = 0;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.u64(m.round);
+  }
+};
+
+// SYNCSTATE: the answer to SYNCPROBE `round`, from the service thread: the
+// wait the application thread is in now (`seq`, 0: none), and the processes
+// queued on unset condition variables homed at the sender (`queued`: a u32
+// condition variable and an i32 rank each). The handler checks them.
+struct SyncStateMsg {
+  uint64_t round = 0;
+  uint64_t seq = 0;
+  std::vector<std::byte> queued;
+  template <typename Self, typename V>
+  static void fields(Self& m, V& v) {
+    v.u64(m.round);
+    v.u64(m.seq);
+    v.blob(m.queued);
+  }
+};
+
 // ---------------------------------------------------------------------------
 // Encoding and decoding, made from fields().
 

@@ -38,8 +38,15 @@ bool blocked_in_pmi_read(long tid) {
   return valid && thread_blocked_in_read(tid, static_cast<int>(fd));
 }
 
-// MPI_Finalize within SCOPEDSM_TIMEOUT. An MPI library can hang in its own
-// shutdown after every message has been delivered: UCX's TCP transport does
+// How long MPI_Finalize may take when SCOPEDSM_TIMEOUT is 0 (no limit, the
+// default): a normal shutdown takes well under a second, even across nodes,
+// and a program whose every process has finished its work must not hang
+// for ever in the MPI library's.
+constexpr double kFinalizeBoundS = 30;
+
+// MPI_Finalize within SCOPEDSM_TIMEOUT (kFinalizeBoundS when that is 0). An
+// MPI library can hang in its own shutdown after every message has been
+// delivered: UCX's TCP transport does
 // (openucx/ucx#8738; MPICH 4.0 ch4:ucx between namespaced hosts hangs in
 // 1 run in 4 to 20 here under load, processes closing endpoints to peers
 // that, already in their final PMI barrier, no longer progress; RELIABILITY.md
@@ -55,45 +62,43 @@ void finalize_mpi(double timeout_s, int rank, bool hang) {
   std::mutex mu;
   std::condition_variable cv;
   bool done = false;
-  std::thread watch;
-  if (timeout_s > 0) {
-    watch = std::thread([&] {
-      std::unique_lock<std::mutex> lock(mu);
-      if (cv.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return done; })) return;
-      std::fprintf(stderr,
-                   "scopedsm: rank %d: MPI_Finalize has not returned within %g s (SCOPEDSM_TIMEOUT); the MPI library "
-                   "hangs in its own shutdown. Every ScopeDSM operation had completed, so the process exits "
-                   "with status 0 (if the library still holds it once its peers have gone)\n",
-                   rank, timeout_s);
-      std::fflush(stderr);
-      // Every process whose finalize hangs says so before any of them goes:
-      // a launcher ends the others' processes once one is gone (MPICH's
-      // Hydra does), and their messages would be lost. Then the processes
-      // waiting in the final PMI barrier, their part of the shutdown done,
-      // go first. A process the library still holds waits up to 5 s more:
-      // its peers' closed connections can end the flush it spins on, and
-      // its MPI_Finalize then returns. Had it gone with the others, Hydra
-      // could answer a barrier it completes as the process goes to
-      // processes already gone, and fail the job (CI, MPICH 4.0.2 over
-      // UCX's TCP transport). The process standing for the hung library
-      // (test fault) goes after those in the barrier, as a process hung in
-      // a library would: the peers must not see it die inside their own
-      // MPI_Finalize, which some libraries answer with an error exit.
-      if (hang) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(800));
-      } else if (blocked_in_pmi_read(main_tid)) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      } else if (cv.wait_for(lock, std::chrono::seconds(5), [&] { return done; })) {
-        return;
-      }
-      _exit(0);
-    });
-  }
+  const bool limit_set = timeout_s > 0;
+  const double bound_s = limit_set ? timeout_s : kFinalizeBoundS;
+  std::thread watch([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    if (cv.wait_for(lock, std::chrono::duration<double>(bound_s), [&] { return done; })) return;
+    std::fprintf(stderr,
+                 "scopedsm: rank %d: MPI_Finalize has not returned within %g s (%s); the MPI library "
+                 "hangs in its own shutdown. Every ScopeDSM operation had completed, so the process exits "
+                 "with status 0 (if the library still holds it once its peers have gone)\n",
+                 rank, bound_s, limit_set ? "SCOPEDSM_TIMEOUT" : "ScopeDSM's bound on it without SCOPEDSM_TIMEOUT");
+    std::fflush(stderr);
+    // Every process whose finalize hangs says so before any of them goes:
+    // a launcher ends the others' processes once one is gone (MPICH's
+    // Hydra does), and their messages would be lost. Then the processes
+    // waiting in the final PMI barrier, their part of the shutdown done,
+    // go first. A process the library still holds waits up to 5 s more:
+    // its peers' closed connections can end the flush it spins on, and
+    // its MPI_Finalize then returns. Had it gone with the others, Hydra
+    // could answer a barrier it completes as the process goes to
+    // processes already gone, and fail the job (CI, MPICH 4.0.2 over
+    // UCX's TCP transport). The process standing for the hung library
+    // (test fault) goes after those in the barrier, as a process hung in
+    // a library would: the peers must not see it die inside their own
+    // MPI_Finalize, which some libraries answer with an error exit.
+    if (hang) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    } else if (blocked_in_pmi_read(main_tid)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    } else if (cv.wait_for(lock, std::chrono::seconds(5), [&] { return done; })) {
+      return;
+    }
+    _exit(0);
+  });
   if (hang) {
     for (;;) pause();
   }
   MPI_Finalize();
-  if (!watch.joinable()) return;
   {
     std::lock_guard<std::mutex> lock(mu);
     done = true;

@@ -23,7 +23,8 @@ Service::Service(const SyncParts& parts, Region* region, const PageTable* pages,
             parts.test_fault(TestFault::kAtomicTorn), wvec, parts.test_fault(TestFault::kWvecDropBlock)),
       locks_(parts, stats),
       rendezvous_(parts),
-      condvars_(parts) {}
+      condvars_(parts),
+      deadlocks_(parts, &condvars_) {}
 
 Service::~Service() {
   if (thread_.joinable()) thread_.join();
@@ -55,7 +56,7 @@ concept Serves = requires(Server& s, const Incoming& in, M&& m) { s.on(in, std::
 
 template <typename M>
 constexpr int servers_of = Serves<HomeServer, M> + Serves<LockManager, M> + Serves<RendezvousManager, M> +
-                           Serves<CondvarManager, M>;
+                           Serves<CondvarManager, M> + Serves<DeadlockWatch, M>;
 
 // Every request but SHUTDOWN (the service's own) goes to exactly one server,
 // and no server has a handler for a reply, which would never be called: a
@@ -87,8 +88,10 @@ void Service::serve(const Incoming& in, Reader* r) {
     locks_.on(in, std::move(msg));
   } else if constexpr (Serves<RendezvousManager, M>) {
     rendezvous_.on(in, std::move(msg));
-  } else {
+  } else if constexpr (Serves<CondvarManager, M>) {
     condvars_.on(in, std::move(msg));
+  } else {
+    deadlocks_.on(in, std::move(msg));
   }
   stats_->requests_served.fetch_add(1, std::memory_order_relaxed);
 }

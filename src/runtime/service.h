@@ -23,6 +23,7 @@
 #include "stats/stats.h"
 #include "sync/parts.h"
 #include "sync/condvar_manager.h"
+#include "sync/deadlock_watch.h"
 #include "sync/lock_manager.h"
 #include "sync/rendezvous.h"
 
@@ -30,10 +31,11 @@ namespace scopedsm {
 
 class Service {
  public:
-  // `parts.timeout_s` (SCOPEDSM_TIMEOUT) bounds how long synchronization
-  // may stall before the managers report it; `spin_us` (SCOPEDSM_SPIN_US)
-  // how long the service thread polls after its last request. `wvec`: the
-  // home's write vectors (memory/write_vectors.h).
+  // `parts.timeout_s` (SCOPEDSM_TIMEOUT; 0, the default: no limit) bounds
+  // how long synchronization may stall before the managers report it;
+  // `spin_us` (SCOPEDSM_SPIN_US) how long the service thread polls after
+  // its last request. `wvec`: the home's write vectors
+  // (memory/write_vectors.h).
   Service(const SyncParts& parts, Region* region, const PageTable* pages, ServiceCounters* stats, uint64_t spin_us,
           WriteVectors* wvec);
   ~Service();
@@ -52,9 +54,11 @@ class Service {
   // application thread while it waits (the service thread serves in run()).
   bool serve_pending();
 
-  // Reports synchronization that stalls (a barrier missing ranks, a lock
-  // never released), naming who is missing, which the waiters themselves
-  // cannot: a warning at 80% of SCOPEDSM_TIMEOUT, the fatal error at it.
+  // With a SCOPEDSM_TIMEOUT limit, reports synchronization that stalls (a
+  // barrier missing ranks, a lock never released), naming who is missing,
+  // which the waiters themselves cannot: a warning at 80% of the limit, the
+  // fatal error at it. (Deadlocks are found without a limit, by the
+  // DeadlockWatch, as its messages arrive.)
   void check_stalls();
 
   // For the application thread's direct use of the locks homed here
@@ -86,6 +90,7 @@ class Service {
   LockManager locks_;
   RendezvousManager rendezvous_;
   CondvarManager condvars_;
+  DeadlockWatch deadlocks_;
   std::thread thread_;
   std::mutex serve_mu_;  // held by whichever thread is serving
   std::atomic<int> shutdowns_{0};

@@ -51,11 +51,13 @@ struct RuntimeState {
   Stats stats;
   std::atomic<uint32_t> barriers_done{0};  // written by the application thread, read by the service thread
   std::atomic<bool> in_barrier{false};     // likewise: the application thread is completing a barrier
+  std::atomic<uint64_t> wait_seq{0};       // likewise: the synchronization wait it is in (sync/parts.h)
 
   // The parts the synchronization modules and the service work with.
   SyncParts sync_parts() {
     return SyncParts{rank,      size,   config.test_faults, config.timeout_s, &transport, &pages, &barriers_done,
-                     &in_barrier, surface,      config.locks, config.lock_incarnations, config.central_barrier};
+                     &in_barrier, surface,      config.locks, config.lock_incarnations, config.central_barrier,
+                     &wait_seq};
   }
 };
 

@@ -7,10 +7,11 @@
 
 namespace scopedsm {
 
-Barrier::Barrier(const SyncParts& parts, PeerInbox* inbox)
+Barrier::Barrier(const SyncParts& parts, PeerInbox* inbox, WaitReporter* waits)
     : p_(parts),
       stall_after_ns_(parts.timeout_s > 0 ? static_cast<uint64_t>(parts.timeout_s * 0.1e9) : 0),
-      inbox_(inbox) {}
+      inbox_(inbox),
+      waits_(waits) {}
 
 int Barrier::rounds(int size) {
   int r = 0;
@@ -65,6 +66,7 @@ void Barrier::take_round(ApiCall api, uint32_t epoch, uint32_t call, int from, u
       [&] {
         inbox_->drain();
         if (!queue.empty()) return true;
+        waits_->poll();
         if (stall_after_ns_ != 0 && !*stall_told && now_ns() - start >= stall_after_ns_) {
           t.send(0, kTagRequest, encode(BarrierStallMsg{epoch, now_ns() - start}, t.next_seq()));
           *stall_told = true;

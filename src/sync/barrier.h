@@ -27,9 +27,11 @@
 // reported with both calls and ends the job. Some process in another call
 // always has a barrier process just before it (the ring closes), and a
 // barrier's first round goes out at arrival, so a mismatch is seen at once.
-// A process that waits in the barrier for a tenth of SCOPEDSM_TIMEOUT tells
-// rank 0 (BARRSTALL), whose rendezvous manager names the ranks that never
-// arrive (RendezvousManager::check_stalls).
+// With a SCOPEDSM_TIMEOUT limit, a process that waits in the barrier for a
+// tenth of it tells rank 0 (BARRSTALL), whose rendezvous manager names the
+// ranks that never arrive (RendezvousManager::check_stalls). With or
+// without a limit, a wait of a second is reported to the deadlock detector
+// (sync/deadlock_watch.h).
 //
 // Central (SCOPEDSM_BARRIER=central, jia_config(BROADCAST, OFF)): JIAJIA's
 // barrier without its BROADCAST option, kept so that its configuration can
@@ -49,6 +51,7 @@
 
 #include "common/surface.h"
 #include "protocol/messages.h"
+#include "sync/deadlock_watch.h"
 #include "sync/parts.h"
 #include "sync/peer_inbox.h"
 
@@ -56,8 +59,9 @@ namespace scopedsm {
 
 class Barrier {
  public:
-  // Rounds arrive through `inbox`, which must outlive the barrier.
-  Barrier(const SyncParts& parts, PeerInbox* inbox);
+  // Rounds arrive through `inbox`; a long wait is reported through `waits`
+  // (the caller opens its scope around run()). Both must outlive the barrier.
+  Barrier(const SyncParts& parts, PeerInbox* inbox, WaitReporter* waits);
 
   // ceil(log2 size): the rounds of a barrier of `size` processes.
   static int rounds(int size);
@@ -97,6 +101,7 @@ class Barrier {
   const SyncParts p_;
   const uint64_t stall_after_ns_;  // when a waiting process tells rank 0 (0: never)
   PeerInbox* const inbox_;
+  WaitReporter* const waits_;
 };
 
 }  // namespace scopedsm

@@ -38,6 +38,14 @@ void CondvarManager::on(const Incoming& in, const CvResetMsg& msg) {
   p_.transport->send(in.source, kTagReply, encode(AckMsg{}, p_.transport->next_seq()));
 }
 
+std::vector<CvQueued> CondvarManager::queued() const {
+  std::vector<CvQueued> out;
+  for (const auto& [cv, c] : cvs_)
+    if (!c.set)
+      for (int w : c.waiters) out.push_back(CvQueued{cv, w});
+  return out;
+}
+
 void CondvarManager::on(const Incoming& in, const CvWaitMsg& msg) {
   CvState& c = cv_state(msg.cv, msg.epoch, "WAITCV", in.source);
   if (c.set) {

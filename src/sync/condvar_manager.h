@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "protocol/notices.h"
+#include "sync/deadlock.h"
 #include "sync/parts.h"
 #include "transport/transport.h"
 
@@ -27,6 +28,10 @@ class CondvarManager {
   void on(const Incoming& in, const CvWaitMsg& msg);
 
   static int home_of(int cv, int size) { return cv % size; }
+
+  // The processes queued on condition variables homed here, which are then
+  // unset: no grant has left for their waits (for the deadlock detector).
+  std::vector<CvQueued> queued() const;
 
  private:
   struct CvState {

@@ -1,6 +1,7 @@
 #include "sync/lock_manager.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -164,14 +165,21 @@ void LockManager::check_stalls(uint64_t now, const StallLimit& stall) {
     const StallLimit::Verdict v = stall.judge(StallLimit::age(now, w.since_ns), &w.warned);
     if (v == StallLimit::kQuiet) continue;
     const std::string waited = stall.waited(StallLimit::age(now, w.since_ns), v);
-    if (v == StallLimit::kWarn)
-      SCOPEDSM_LOG(LogLevel::kWarn, "rank %d %s for lock %d (homed here), which is held by rank %d; %s unless rank %d "
-                   "releases it",
-                   w.rank, waited.c_str(), lock, l.holder, stall.ends().c_str(), l.holder);
+    // The waiter's call, in the words of the surface: "jia_lock(5)". The
+    // line is printed by the lock's home, which need be neither the waiter
+    // nor the holder.
+    char call[96];
+    if (lock < p_.locks)
+      std::snprintf(call, sizeof call, "%s(%d)", p_.surface->lock, lock);
     else
-      fatal("timed out: rank %d %s for lock %d (homed here), which is held by rank %d; is rank %d alive, and does it "
-            "release the lock?",
-            w.rank, waited.c_str(), lock, l.holder, l.holder);
+      std::snprintf(call, sizeof call, "the runtime's own lock %d", lock);
+    if (v == StallLimit::kWarn)
+      SCOPEDSM_LOG(LogLevel::kWarn, "%s: rank %d %s for rank %d, which holds lock %d; %s unless rank %d releases it",
+                   call, w.rank, waited.c_str(), l.holder, lock, stall.ends().c_str(), l.holder);
+    else
+      fatal("%s timed out: rank %d %s for rank %d, which holds lock %d; is rank %d alive, and does it release the "
+            "lock?",
+            call, w.rank, waited.c_str(), l.holder, lock, l.holder);
   }
 }
 

@@ -36,6 +36,10 @@ struct SyncParts {
   // time): SCOPEDSM_LOCK_INCARNATIONS and SCOPEDSM_BARRIER=central.
   bool lock_incarnations = true;
   bool central_barrier = false;
+  // The synchronization wait the application thread is in (its number, from
+  // 1; 0: none): written by it (WaitReporter), read by the service thread to
+  // answer the deadlock detector's probes (sync/deadlock_watch.h).
+  std::atomic<uint64_t>* wait_seq = nullptr;
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages->allocated(), size, locks + kReservedLocks}; }

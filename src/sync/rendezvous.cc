@@ -33,25 +33,50 @@ void RendezvousManager::arrive(int rank, RendezvousKind kind, const std::string&
 
 namespace {
 
-// Warns about, or (`v` is kFatal) ends the job for, `call` waiting `waited_ns`
-// for the ranks not in `arrived`.
+// "rank 3" or "ranks 1, 2" for the ranks whose `flags` are `value`; `count`: how many.
+std::string ranks_where(const std::vector<bool>& flags, bool value, size_t* count) {
+  std::string list;
+  *count = 0;
+  for (size_t r = 0; r < flags.size(); ++r) {
+    if (flags[r] != value) continue;
+    list += (*count == 0 ? "" : ", ") + std::to_string(r);
+    ++*count;
+  }
+  return (*count == 1 ? "rank " : "ranks ") + list;
+}
+
+// Warns about, or (`v` is kFatal) ends the job for, `call` in which the
+// ranks in `arrived` have waited `waited_ns` for the others: "jia_barrier:
+// ranks 1, 2 have waited 2.4 s of the 3 s limit (SCOPEDSM_TIMEOUT) for rank
+// 0, which has not arrived". (Printed by rank 0, which hosts the manager,
+// whether or not it is among either.)
 void report_stall(const char* call, uint64_t waited_ns, const std::vector<bool>& arrived, const StallLimit& stall,
                   StallLimit::Verdict v) {
-  std::string missing, present;
-  for (size_t r = 0; r < arrived.size(); ++r) {
-    std::string& list = arrived[r] ? present : missing;
-    if (!list.empty()) list += ", ";
-    list += std::to_string(r);
+  size_t waiting = 0, missing = 0;
+  const std::string waiters = ranks_where(arrived, true, &waiting);
+  const std::string awaited = ranks_where(arrived, false, &missing);
+  const std::string waited = stall.waited(waited_ns, v, waiting > 1);
+  if (missing == 0) {
+    // Every rank says it waits, and yet the call has not completed.
+    if (v == StallLimit::kWarn) {
+      SCOPEDSM_LOG(LogLevel::kWarn, "%s: %s %s, every process having arrived; %s unless it completes", call,
+                   waiters.c_str(), waited.c_str(), stall.ends().c_str());
+      return;
+    }
+    fatal("%s timed out: %s %s, every process having arrived, but it has not completed; are those processes alive "
+          "and making the same collective calls?",
+          call, waiters.c_str(), waited.c_str());
   }
-  const std::string waited = stall.waited(waited_ns, v);
-  const char* plural = missing.find(',') == std::string::npos ? "" : "s";
+  const bool several = missing > 1;
   if (v == StallLimit::kWarn) {
-    SCOPEDSM_LOG(LogLevel::kWarn, "%s %s for rank%s %s (arrived: %s); %s unless %s", call, waited.c_str(), plural,
-                 missing.c_str(), present.c_str(), stall.ends().c_str(), *plural ? "they arrive" : "it arrives");
+    SCOPEDSM_LOG(LogLevel::kWarn, "%s: %s %s for %s, which %s not arrived; %s unless %s", call, waiters.c_str(),
+                 waited.c_str(), awaited.c_str(), several ? "have" : "has", stall.ends().c_str(),
+                 several ? "they arrive" : "it arrives");
     return;
   }
-  fatal("timed out: %s %s for rank%s %s (arrived: %s); are those processes alive and making the same collective calls?",
-        call, waited.c_str(), plural, missing.c_str(), present.c_str());
+  fatal("%s timed out: %s %s for %s, which %s not arrived; %s alive and making the same collective calls?", call,
+        waiters.c_str(), waited.c_str(), awaited.c_str(), several ? "have" : "has",
+        several ? "are those processes" : "is that process");
 }
 
 }  // namespace

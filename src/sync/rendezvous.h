@@ -10,9 +10,10 @@
 // hanging.
 //
 // Barriers do not meet here (sync/barrier.h: the processes exchange their
-// rounds directly). A process that has waited in a barrier for a tenth of
-// SCOPEDSM_TIMEOUT says so (BARRSTALL); if the barrier is still incomplete
-// at 80% of the timeout, this manager names the ranks that never said so.
+// rounds directly). With a SCOPEDSM_TIMEOUT limit, a process that has
+// waited in a barrier for a tenth of it says so (BARRSTALL); if the barrier
+// is still incomplete at 80% of the limit, this manager names the ranks
+// that said so as waiting for those that never did.
 // A barrier process that sees another process in a different call reports
 // that mismatch itself (Barrier::watch).
 #pragma once

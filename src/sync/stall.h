@@ -1,11 +1,15 @@
 // When a stalled synchronization is reported, and in which words.
 //
-// The managers (a lock's home, the rendezvous on rank 0) watch every queued
+// With a SCOPEDSM_TIMEOUT limit set (by default there is none), the
+// managers (a lock's home, the rendezvous on rank 0) watch every queued
 // lock request and every incomplete rendezvous. They know what the waiter
 // cannot: who holds the lock, which ranks have not arrived. A stall is
-// warned about once at 80% of SCOPEDSM_TIMEOUT, and ends the job at the
-// limit; the waiter's own timeout comes later (Waiter::kWatchedGraceNs) as
-// the backstop.
+// warned about once at 80% of the limit, and ends the job at the limit;
+// the waiter's own timeout comes later (Waiter::kWatchedGraceNs) as the
+// backstop. Their lines say who waits for whom, in the words of the call
+// ("jia_barrier timed out: ranks 1, 2 have waited 3.0 s, the
+// SCOPEDSM_TIMEOUT limit, for rank 0, which has not arrived"): the process
+// that prints them hosts the manager, and is not the one waiting.
 #pragma once
 
 #include <cstdint>
@@ -37,14 +41,16 @@ struct StallLimit {
     return kWarn;
   }
   // "has waited 2.4 s of the 3 s limit (SCOPEDSM_TIMEOUT)" for a warning,
-  // "has waited 3.0 s, the SCOPEDSM_TIMEOUT limit," for the fatal report.
-  std::string waited(uint64_t waited_ns, Verdict v) const {
+  // "has waited 3.0 s, the SCOPEDSM_TIMEOUT limit," for the fatal report;
+  // "have waited" when `plural` (several ranks wait).
+  std::string waited(uint64_t waited_ns, Verdict v, bool plural = false) const {
     char buf[128];
     const double waited_s = static_cast<double>(waited_ns) / 1e9;
+    const char* has = plural ? "have" : "has";
     if (v == kWarn)
-      std::snprintf(buf, sizeof buf, "has waited %.1f s of the %g s limit (SCOPEDSM_TIMEOUT)", waited_s, limit_s);
+      std::snprintf(buf, sizeof buf, "%s waited %.1f s of the %g s limit (SCOPEDSM_TIMEOUT)", has, waited_s, limit_s);
     else
-      std::snprintf(buf, sizeof buf, "has waited %.1f s, the SCOPEDSM_TIMEOUT limit,", waited_s);
+      std::snprintf(buf, sizeof buf, "%s waited %.1f s, the SCOPEDSM_TIMEOUT limit,", has, waited_s);
     return buf;
   }
   // "the job ends at 3 s"

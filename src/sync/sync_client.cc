@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "common/clock.h"
 #include "common/limits.h"
@@ -26,11 +27,11 @@ M decode_reply(const SyncParts& p, const Incoming& in) {
 }
 
 // Waits for the reply whose payload is M from `from` (-1: anyone) and
-// decodes it. `watched`: a manager reports the wait if it stalls
-// (Service::check_stalls).
+// decodes it, calling `watch` at every poll. `watched`: a manager reports
+// the wait if it stalls (Service::check_stalls).
 template <typename M>
-M await_decoded(const SyncParts& p, int from, const char* what, bool watched) {
-  return decode_reply<M>(p, p.transport->await_reply(MessageInfo<M>::type, from, what, watched));
+M await_decoded(const SyncParts& p, int from, const char* what, const std::function<void()>& watch, bool watched) {
+  return decode_reply<M>(p, p.transport->await_reply(MessageInfo<M>::type, from, what, watch, watched));
 }
 
 std::vector<WriteNotice> as_notices(const std::vector<uint32_t>& pages, int writer) {
@@ -48,8 +49,9 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
       c_(coherence),
       stack_(stack),
       stats_(stats),
+      waits_(parts, stack),
       inbox_(parts),
-      barrier_(parts, &inbox_),
+      barrier_(parts, &inbox_, &waits_),
       own_locks_(here.locks),
       own_home_(here.home),
       serve_mutex_(here.mutex),
@@ -111,7 +113,8 @@ void SyncClient::acquire(ApiCall call, int lock) {
   if (!granted) {
     char what[48];  // for a timeout report only: no allocation on every acquire
     std::snprintf(what, sizeof what, "lock %d (ACQGRANT)", lock);
-    grant = await_decoded<AcquireGrantMsg>(p_, -1, what, true);
+    WaitReporter::Scope waiting(&waits_, WaitKind::kLock, static_cast<uint32_t>(lock), calls_, call);
+    grant = await_decoded<AcquireGrantMsg>(p_, -1, what, [this] { waits_.poll(); }, true);
   }
   if (grant.lock != static_cast<uint32_t>(lock)) fatal("protocol error: ACQGRANT for lock %u while acquiring %d", grant.lock, lock);
   seen_[lock] = grant.version;
@@ -182,7 +185,12 @@ void SyncClient::barrier(ApiCall call) {
   // Before our first round leaves: nobody finishes this barrier (and asks
   // us for a page it may move here) before that round has reached them.
   p_.in_barrier->store(true, std::memory_order_seq_cst);
-  std::vector<WriteNotice> merged = barrier_.run(call, epoch, calls_++, c_->barrier_notices(stack_->take_bottom()), central_barrier_);
+  std::vector<WriteNotice> merged;
+  {
+    const uint32_t number = calls_++;
+    WaitReporter::Scope waiting(&waits_, WaitKind::kCollective, number, calls_, call, call.name);
+    merged = barrier_.run(call, epoch, number, c_->barrier_notices(stack_->take_bottom()), central_barrier_);
+  }
   if (p_.test_fault(TestFault::kSlowBarrierFinish) &&
       std::any_of(merged.begin(), merged.end(), [&](const WriteNotice& n) { return n.offers_home && n.writer == p_.rank; }))
     sleep_ns(50'000'000);  // test only: others finish first and ask for the pages coming here
@@ -203,7 +211,14 @@ void SyncClient::barrier(ApiCall call) {
 // Rank 0's rendezvous manager watches the wait (RendezvousManager::check_stalls).
 Incoming SyncClient::await_rendezvous(MsgType expected, const std::string& what, const char* wait_text) {
   const uint32_t call = calls_++;
-  return p_.transport->await_reply(expected, 0, wait_text, [&] { barrier_.watch(call, what); }, true);
+  WaitReporter::Scope waiting(&waits_, WaitKind::kCollective, call, calls_, ApiCall{p_.surface, ""}, what.c_str());
+  return p_.transport->await_reply(
+      expected, 0, wait_text,
+      [&] {
+        barrier_.watch(call, what);
+        waits_.poll();
+      },
+      true);
 }
 
 void SyncClient::wait(ApiCall call) {
@@ -253,7 +268,12 @@ void SyncClient::cv_wait(ApiCall call, int cv) {
   const int home = CondvarManager::home_of(cv, p_.size);
   Transport& t = *p_.transport;
   t.send(home, kTagRequest, encode(CvWaitMsg{static_cast<uint32_t>(cv), c_->epoch()}, t.next_seq()));
-  auto grant = await_decoded<CvGrantMsg>(p_, home, "a condition variable to be set (CVGRANT)", false);
+  CvGrantMsg grant;
+  {
+    WaitReporter::Scope waiting(&waits_, WaitKind::kCondvar, static_cast<uint32_t>(cv), calls_, call);
+    grant = await_decoded<CvGrantMsg>(p_, home, "a condition variable to be set (CVGRANT)", [this] { waits_.poll(); },
+                                      false);
+  }
   if (grant.cv != static_cast<uint32_t>(cv)) fatal("protocol error: CVGRANT for %u while waiting on %d", grant.cv, cv);
   c_->invalidate(grant.notices);
 }

@@ -17,6 +17,7 @@
 #include "protocol/lock_stack.h"
 #include "stats/stats.h"
 #include "sync/barrier.h"
+#include "sync/deadlock_watch.h"
 #include "sync/lock_manager.h"
 #include "sync/parts.h"
 #include "sync/peer_inbox.h"
@@ -111,7 +112,8 @@ class SyncClient {
   // Sends `note` to every other process and files it for ourselves.
   void announce(const AmoNotifyMsg& note);
   // Waits for `expected` from rank 0 at collective call `what`, watching
-  // for barrier rounds that show a mismatch (Barrier::watch).
+  // for barrier rounds that show a mismatch (Barrier::watch); a long wait
+  // is reported to the deadlock detector, named `what`.
   Incoming await_rendezvous(MsgType expected, const std::string& what, const char* wait_text);
 
   const SyncParts p_;
@@ -120,6 +122,7 @@ class SyncClient {
   AppCounters* const stats_;
   // Per lock used: the lock version at our last grant (0 before the first).
   std::unordered_map<int, uint64_t> seen_;
+  WaitReporter waits_;  // long waits, to the deadlock detector
   PeerInbox inbox_;
   Barrier barrier_;
   LockManager* const own_locks_;

@@ -59,4 +59,8 @@
   X(24, kAmoNotify, "AMONOTIFY", AmoNotifyMsg, kTagPeer)              \
   X(25, kGetPageVec, "GETPV", GetPageVecMsg, kTagRequest)             \
   X(26, kRecordCopies, "RECORD", RecordCopiesMsg, kTagRequest)       \
+  X(27, kSyncWait, "SYNCWAIT", SyncWaitMsg, kTagRequest)             \
+  X(28, kSyncDone, "SYNCDONE", SyncDoneMsg, kTagRequest)             \
+  X(29, kSyncProbe, "SYNCPROBE", SyncProbeMsg, kTagRequest)          \
+  X(30, kSyncState, "SYNCSTATE", SyncStateMsg, kTagRequest)          \
   /* a new message goes on a line of its own just above this one */

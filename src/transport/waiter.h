@@ -5,10 +5,11 @@
 // between (they may be what the other side needs first); it keeps polling
 // for the spin window while SpinPolicy says this thread has a core to
 // itself, then sleeps on its Wakeup word until a sender bumps it or the nap
-// ends, and polls again. A wait that outlasts SCOPEDSM_TIMEOUT ends the job
-// with what was awaited, from whom, and the caller's context (the lock
-// stack): a wait that long means a program that never releases a lock or
-// never reaches a barrier (docs/PROTOCOL.md §8).
+// ends, and polls again. With a SCOPEDSM_TIMEOUT limit (there is none by
+// default: a process may compute as long as it likes while others wait),
+// a wait that outlasts it ends the job with what was awaited, from whom,
+// and the caller's context (the lock stack). Deadlocks are found without a
+// limit, at rank 0 (sync/deadlock.h, docs/PROTOCOL.md §8).
 //
 // Thread owner: the tuning is set at init and constant afterwards. The
 // idle work and the context belong to the application thread, which sets

@@ -244,10 +244,10 @@ INSTANTIATE_TEST_SUITE_P(
         // The lock's home warns at 80% of the limit, saying what the limit
         // is, and ends the job at it, naming the holder both times.
         Case{"timeout", 2,
-             "rank 0: warning: rank 1 has waited 1\\.[0-9] s of the 2 s limit \\(SCOPEDSM_TIMEOUT\\) for lock 0 "
-             "\\(homed here\\), which is held by rank 0; the job ends at 2 s unless rank 0 releases it\n"
-             "(.*\n)*scopedsm: rank 0: timed out: rank 1 has waited [0-9]+\\.[0-9] s, the SCOPEDSM_TIMEOUT limit, "
-             "for lock 0 \\(homed here\\), which is held by rank 0",
+             "rank 0: warning: jia_lock\\(0\\): rank 1 has waited 1\\.[0-9] s of the 2 s limit \\(SCOPEDSM_TIMEOUT\\) "
+             "for rank 0, which holds lock 0; the job ends at 2 s unless rank 0 releases it\n"
+             "(.*\n)*scopedsm: rank 0: jia_lock\\(0\\) timed out: rank 1 has waited [0-9]+\\.[0-9] s, the "
+             "SCOPEDSM_TIMEOUT limit, for rank 0, which holds lock 0; is rank 0 alive, and does it release the lock\\?",
              {"SCOPEDSM_TIMEOUT=2"}}),
     case_name);
 
@@ -393,13 +393,25 @@ INSTANTIATE_TEST_SUITE_P(
         Worded{"cxx", {"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called "
                        "(scopedsm::barrier|alloc_array<char>\\(n=4096\\)).*\\(scopedsm::barrier, allocations, "
                        "scopedsm::wait, scopedsm::Runtime::~Runtime\\)", {}}},
+        // A deadlock, found without a limit (SCOPEDSM_TIMEOUT=0, the
+        // default; the death tests' driver sets 20 otherwise).
+        Worded{"jia", {"deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in jia_wait for rank 1, which waits "
+                       "in jia_lock\\(0\\) held by rank 0; none of them can proceed\n", {"SCOPEDSM_TIMEOUT=0"}}},
+        Worded{"c", {"deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in scopedsm_wait for rank 1, which "
+                     "waits in scopedsm_lock\\(0\\) held by rank 0; none of them can proceed\n",
+                     {"SCOPEDSM_TIMEOUT=0"}}},
+        Worded{"cxx", {"deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in scopedsm::wait for rank 1, which "
+                       "waits in scopedsm::LockGuard\\(0\\) held by rank 0; none of them can proceed\n",
+                       {"SCOPEDSM_TIMEOUT=0"}}},
         // A lock never released: the stall's warning and report.
-        Worded{"c", {"timeout", 2, "warning: rank 1 has waited 1\\.[0-9] s of the 2 s limit \\(SCOPEDSM_TIMEOUT\\)"
-                     "[^\n]*\n(.*\n)*scopedsm: rank 0: timed out: rank 1 has waited [0-9.]+ s, the "
-                     "SCOPEDSM_TIMEOUT limit, for lock 0", {"SCOPEDSM_TIMEOUT=2"}}},
-        Worded{"cxx", {"timeout", 2, "warning: rank 1 has waited 1\\.[0-9] s of the 2 s limit "
-                       "\\(SCOPEDSM_TIMEOUT\\)[^\n]*\n(.*\n)*scopedsm: rank 0: timed out: rank 1 has waited "
-                       "[0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for lock 0", {"SCOPEDSM_TIMEOUT=2"}}}),
+        Worded{"c", {"timeout", 2, "warning: scopedsm_lock\\(0\\): rank 1 has waited 1\\.[0-9] s of the 2 s limit "
+                     "\\(SCOPEDSM_TIMEOUT\\)[^\n]*\n(.*\n)*scopedsm: rank 0: scopedsm_lock\\(0\\) timed out: rank 1 "
+                     "has waited [0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for rank 0, which holds lock 0",
+                     {"SCOPEDSM_TIMEOUT=2"}}},
+        Worded{"cxx", {"timeout", 2, "warning: scopedsm::LockGuard\\(0\\): rank 1 has waited 1\\.[0-9] s of the 2 s "
+                       "limit \\(SCOPEDSM_TIMEOUT\\)[^\n]*\n(.*\n)*scopedsm: rank 0: scopedsm::LockGuard\\(0\\) timed "
+                       "out: rank 1 has waited [0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for rank 0, which holds lock 0",
+                       {"SCOPEDSM_TIMEOUT=2"}}}),
     worded_name);
 
 // Built with AddressSanitizer (gcc says so with a macro, clang with a feature).

@@ -88,6 +88,17 @@ static int surface_case(const struct surface *api, const char *c) {
   } else if (!strcmp(c, "after_exit")) {
     api->finalize();
     api->lock(0);
+  } else if (!strcmp(c, "deadlock")) {
+    /* Rank 0 holds lock 0 in a second wait; rank 1 waits for lock 0 instead
+     * of arriving: neither can ever proceed (found without a limit). */
+    if (api->rank() == 0) {
+      api->lock(0);
+      api->wait(); /* now the others know lock 0 is taken */
+      api->wait();
+    } else {
+      api->wait();
+      api->lock(0);
+    }
   } else if (!strcmp(c, "timeout")) {
     /* Rank 0 takes lock 0 and never lets go; the others wait for it. */
     if (api->rank() == 0) {

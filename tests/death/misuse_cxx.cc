@@ -60,6 +60,18 @@ int main(int argc, char** argv) {
     // The last process ends without destroying the Runtime while the others
     // wait for it at a barrier. (Every process doing so is a clean end.)
     if (is(c, "exit_early") && scopedsm::rank() == scopedsm::size() - 1) std::exit(0);
+    if (is(c, "deadlock")) {
+      // Rank 0 holds lock 0 in a second wait; rank 1 waits for lock 0
+      // instead of arriving: neither can ever proceed.
+      if (scopedsm::rank() == 0) {
+        scopedsm::LockGuard guard(0);
+        scopedsm::wait();  // now the others know lock 0 is taken
+        scopedsm::wait();
+      } else {
+        scopedsm::wait();
+        scopedsm::LockGuard guard(0);
+      }
+    }
     if (is(c, "timeout")) {
       // Rank 0 takes lock 0 and never lets go; the others wait for it.
       if (scopedsm::rank() == 0) {

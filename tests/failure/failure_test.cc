@@ -1,7 +1,8 @@
 // Failure handling: a process of a running job dies (SIGKILL), returns from
-// main or calls exit() without jia_exit, or stops forever inside a lock.
-// Each case runs victim.c on 3 processes under the MPI launcher, in a
-// process group of its own, and checks that
+// main or calls exit() without jia_exit, stops forever inside a lock, or the
+// processes deadlock. Each case runs victim.c on 3 processes under the MPI
+// launcher, in a process group of its own, with SCOPEDSM_TIMEOUT unset (no
+// limit, the default) unless the case sets it, and checks that
 //   - the victim really failed at the chosen point (its VICTIM line);
 //   - the launcher ends with a non-zero status;
 //   - no other process ended normally (victim.c prints FINISHED right
@@ -14,6 +15,8 @@
 //   - ScopeDSM left no file behind in /dev/shm (it shares memory through
 //     memfds only, which the kernel frees with their last user; Open MPI's
 //     own vader segments of a killed job are MPI's and not checked).
+// A long serial phase, on the other hand, must not end the job without a
+// limit, and must end it, naming who waits for whom, with one.
 #include <gtest/gtest.h>
 #include <dirent.h>
 #include <signal.h>
@@ -24,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <chrono>
 #include <fstream>
 #include <mutex>
@@ -106,11 +110,21 @@ Outcome run_case(const std::string& name, int victim, const std::vector<std::str
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  std::vector<std::string> env = env_extra;
-  for (const char* e : {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "SCOPEDSM_SUMMARY=off",
-                        "SCOPEDSM_TIMEOUT=60"})
-    env.emplace_back(e);
-  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  // Each variable once (launchers differ in which duplicate wins): the
+  // case's own, then the driver's, then the inherited environment's, but
+  // for SCOPEDSM_TIMEOUT, which only the case sets: without it the job runs
+  // at the default, no limit.
+  std::vector<std::string> env;
+  auto add = [&env](const std::string& entry) {
+    const std::string key = entry.substr(0, entry.find('=') + 1);
+    for (const auto& e : env)
+      if (e.compare(0, key.size(), key) == 0) return;
+    env.push_back(entry);
+  };
+  for (const std::string& e : env_extra) add(e);
+  for (const char* e : {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "SCOPEDSM_SUMMARY=off"}) add(e);
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "SCOPEDSM_TIMEOUT=", 17) != 0) add(*e);
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -240,31 +254,61 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"return_early", 1, NO_EXIT(1), {}},
                     Case{"exit_early", 2, NO_EXIT(2), {}},
                     // The lock's home warns about the stalled waiter and the
-                    // holder at 80% of the limit, and reports them at it.
+                    // holder at 80% of the limit, and reports them at it,
+                    // naming the call, who waits and whom for.
                     Case{"hang_in_lock", 1,
-                         "scopedsm: rank 2: warning: rank [02] has waited 2\\.[0-9] s of the 3 s limit "
-                         "\\(SCOPEDSM_TIMEOUT\\) for lock [0-9]+ \\(homed here\\), which is held by rank 1; the "
-                         "job ends at 3 s unless rank 1 releases it\n(.*\n)*"
-                         "scopedsm: rank 2: timed out: rank [02] has waited [0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for "
-                         "lock [0-9]+ \\(homed here\\), which is held by rank 1",
+                         "scopedsm: rank 2: warning: jia_lock\\(2\\): rank [02] has waited 2\\.[0-9] s of the 3 s "
+                         "limit \\(SCOPEDSM_TIMEOUT\\) for rank 1, which holds lock 2; the job ends at 3 s unless "
+                         "rank 1 releases it\n(.*\n)*"
+                         "scopedsm: rank 2: jia_lock\\(2\\) timed out: rank [02] has waited [0-9.]+ s, the "
+                         "SCOPEDSM_TIMEOUT limit, for rank 1, which holds lock 2; is rank 1 alive, and does it release "
+                         "the lock\\?",
                          {"SCOPEDSM_TIMEOUT=3"}},
                     // Rank 0 warns about, then reports, the rank that never arrived: the
                     // others told it they wait (BARRSTALL), even when rank 0 itself is
                     // the one missing.
                     Case{"hang_at_barrier", 1,
-                         "scopedsm: rank 0: warning: jia_barrier has waited 2\\.[0-9] s of the 3 s limit "
-                         "\\(SCOPEDSM_TIMEOUT\\) for rank 1 \\(arrived: 0, 2\\); the job ends at 3 s unless it "
+                         "scopedsm: rank 0: warning: jia_barrier: ranks 0, 2 have waited 2\\.[0-9] s of the 3 s limit "
+                         "\\(SCOPEDSM_TIMEOUT\\) for rank 1, which has not arrived; the job ends at 3 s unless it "
                          "arrives\n(.*\n)*"
-                         "scopedsm: rank 0: timed out: jia_barrier has waited [0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for "
-                         "rank 1 \\(arrived: 0, 2\\)",
+                         "scopedsm: rank 0: jia_barrier timed out: ranks 0, 2 have waited [0-9.]+ s, the "
+                         "SCOPEDSM_TIMEOUT limit, for rank 1, which has not arrived; is that process alive and making "
+                         "the same collective calls\\?",
                          {"SCOPEDSM_TIMEOUT=3"}},
                     Case{"hang_at_barrier", 0,
-                         "scopedsm: rank 0: warning: jia_barrier has waited 2\\.[0-9] s of the 3 s limit "
-                         "\\(SCOPEDSM_TIMEOUT\\) for rank 0 \\(arrived: 1, 2\\); the job ends at 3 s unless it "
+                         "scopedsm: rank 0: warning: jia_barrier: ranks 1, 2 have waited 2\\.[0-9] s of the 3 s limit "
+                         "\\(SCOPEDSM_TIMEOUT\\) for rank 0, which has not arrived; the job ends at 3 s unless it "
                          "arrives\n(.*\n)*"
-                         "scopedsm: rank 0: timed out: jia_barrier has waited [0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for "
-                         "rank 0 \\(arrived: 1, 2\\)",
-                         {"SCOPEDSM_TIMEOUT=3"}}),
+                         "scopedsm: rank 0: jia_barrier timed out: ranks 1, 2 have waited [0-9.]+ s, the "
+                         "SCOPEDSM_TIMEOUT limit, for rank 0, which has not arrived",
+                         {"SCOPEDSM_TIMEOUT=3"}},
+                    // Deadlocks end the job without any limit, in one line
+                    // that names the processes of the cycle, what each waits
+                    // in, and for whom. A process that only waits for them
+                    // (x) is named too if its own report reached rank 0
+                    // before the cycle was proved, which nothing orders.
+                    Case{"deadlock_wait_lock", 0,
+                         "scopedsm: rank 0: deadlock: rank 0 waits in jia_wait for rank 1, which waits in "
+                         "jia_lock\\(4\\) held by rank 0(; rank 2 waits in jia_wait for rank 1)?; none of them can "
+                         "proceed\n",
+                         {}},
+                    Case{"deadlock_locks", 1,
+                         "scopedsm: rank 0: deadlock: rank 1 waits in jia_lock\\(11\\) held by rank 2, which waits "
+                         "in jia_lock\\(10\\) held by rank 1(; rank 0 waits in jia_barrier for ranks 1, 2)?; none "
+                         "of them can proceed\n",
+                         {}},
+                    // Three locks in a ring: no two processes make a
+                    // deadlock, the line names all three.
+                    Case{"deadlock_ring", 2,
+                         "scopedsm: rank 0: deadlock: rank 0 waits in jia_lock\\(21\\) held by rank 1, which waits "
+                         "in jia_lock\\(22\\) held by rank 2, which waits in jia_lock\\(20\\) held by rank 0; none "
+                         "of them can proceed\n",
+                         {}},
+                    Case{"deadlock_cv", 2,
+                         "scopedsm: rank 0: deadlock: rank 0 waits in jia_barrier for rank 2, which waits in "
+                         "jia_waitcv\\(1\\) for another process to set it; rank 1 waits in jia_barrier for rank 2; "
+                         "none of them can proceed\n",
+                         {}}),
     [](const testing::TestParamInfo<Case>& p) { return std::string(p.param.name) + "_victim" + std::to_string(p.param.victim); });
 
 // When a live process never arrives at a barrier, rank 0 (which the waiting
@@ -272,7 +316,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Diagnostics, BarrierTimeoutNamesTheMissingRank) {
   Outcome o = run_case("hang_at_barrier", 1, {"SCOPEDSM_TIMEOUT=3"});
   ASSERT_TRUE(o.failed_at_point) << o.output;
-  EXPECT_TRUE(std::regex_search(o.output, std::regex("timed out[^\n]*barrier[^\n]*\\b(rank|ranks)[ :]+([0-9]+, )*1\\b")))
+  EXPECT_TRUE(std::regex_search(o.output, std::regex("jia_barrier timed out: ranks 0, 2 have waited [0-9.]+ s, the "
+                                                     "SCOPEDSM_TIMEOUT limit, for rank 1, which has not arrived")))
       << "the timeout does not name rank 1, the one that never arrived:\n" << o.output;
 }
 
@@ -280,8 +325,41 @@ TEST(Diagnostics, BarrierTimeoutNamesTheMissingRank) {
 TEST(Diagnostics, LockTimeoutNamesTheHolder) {
   Outcome o = run_case("hang_in_lock", 1, {"SCOPEDSM_TIMEOUT=3"});
   ASSERT_TRUE(o.failed_at_point) << o.output;
-  EXPECT_TRUE(std::regex_search(o.output, std::regex("timed out[^\n]*lock[^\n]*\\b(rank|ranks)[ :]+1\\b")))
+  EXPECT_TRUE(std::regex_search(o.output, std::regex("jia_lock\\(2\\) timed out: rank [02] has waited [0-9.]+ s, the "
+                                                     "SCOPEDSM_TIMEOUT limit, for rank 1, which holds lock 2")))
       << "the timeout does not name rank 1, which holds the lock:\n" << o.output;
+}
+
+// A process computing alone for longer than the others wait at a barrier
+// (a serial phase) is no failure: without a limit, the default, the job
+// finishes; it would not under any default limit shorter than the phase.
+TEST(SerialPhase, FinishesWithoutALimit) {
+  Outcome o = run_case("serial_phase", 0, {});
+  ASSERT_TRUE(o.failed_at_point) << o.output;
+  EXPECT_FALSE(o.killed_by_us) << o.output;
+  EXPECT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << "the job failed; output:\n" << o.output;
+  for (int r = 0; r < 3; ++r)
+    EXPECT_NE(o.output.find("FINISHED rank " + std::to_string(r)), std::string::npos)
+        << "rank " << r << " did not finish; output:\n" << o.output;
+  EXPECT_EQ(o.output.find("timed out"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("deadlock"), std::string::npos) << o.output;
+}
+
+// With a limit the user set, the same phase ends the job at it, and the
+// report names the waiting ranks and the one they wait for (rank 0, which
+// also hosts the barrier's manager: the report must not read as rank 0
+// waiting for itself).
+TEST(SerialPhase, AUserLimitEndsItNamingWhoWaitsForWhom) {
+  Outcome o = run_case("serial_phase", 0, {"SCOPEDSM_TIMEOUT=2"});
+  ASSERT_TRUE(o.failed_at_point) << o.output;
+  EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.output;
+  EXPECT_EQ(o.output.find("FINISHED rank"), std::string::npos) << o.output;
+  EXPECT_TRUE(std::regex_search(
+      o.output, std::regex("scopedsm: rank 0: warning: jia_barrier: ranks 1, 2 have waited 1\\.[0-9] s of the 2 s "
+                           "limit \\(SCOPEDSM_TIMEOUT\\) for rank 0, which has not arrived; the job ends at 2 s "
+                           "unless it arrives\n(.*\n)*scopedsm: rank 0: jia_barrier timed out: ranks 1, 2 have waited "
+                           "[0-9.]+ s, the SCOPEDSM_TIMEOUT limit, for rank 0, which has not arrived")))
+      << o.output;
 }
 
 // Controls: the checks above can fail.
@@ -311,6 +389,15 @@ TEST(Controls, AHangIsSeen) {
   Outcome o = run_case("hang_forever", 1, {"SCOPEDSM_TIMEOUT=0"}, 12);
   ASSERT_TRUE(o.failed_at_point) << o.output;
   EXPECT_TRUE(o.killed_by_us) << "the job ended by itself although nothing times out; output:\n" << o.output;
+}
+
+// With the deadlock detector broken (no process reports its waits to rank
+// 0), a deadlock is a hang like any other: the deadlock cases depend on it.
+TEST(Controls, ADeadlockIsAHangWithoutTheDetector) {
+  Outcome o = run_case("deadlock_locks", 1, {"SCOPEDSM_TEST_FAULT=no-wait-reports"}, 12);
+  ASSERT_TRUE(o.failed_at_point) << o.output;
+  EXPECT_TRUE(o.killed_by_us) << "the job ended by itself without the detector; output:\n" << o.output;
+  EXPECT_EQ(o.output.find("deadlock:"), std::string::npos) << o.output;
 }
 
 }  // namespace

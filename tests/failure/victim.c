@@ -23,14 +23,32 @@
  *   hang_in_lock      the victim holds a lock and stops forever (pause());
  *                     the others must time out (SCOPEDSM_TIMEOUT) and say so;
  *   hang_at_barrier   the victim stops forever instead of arriving at a
- *                     barrier; the others must time out and say so.
+ *                     barrier; the others must time out and say so;
+ *   serial_phase      the victim computes alone for 4 s (a serial phase,
+ *                     reading input, say) while the others wait at a
+ *                     barrier; without SCOPEDSM_TIMEOUT everyone finishes,
+ *                     with a shorter limit the wait ends naming who waits
+ *                     for whom.
+ * Deadlocks (every process of the job waits, and none can proceed), which
+ * ScopeDSM must find without SCOPEDSM_TIMEOUT; with v the victim, w the
+ * next rank and x the one after:
+ *   deadlock_wait_lock  v holds lock 4 and calls jia_wait (allowed inside a
+ *                     critical section); w waits for lock 4; x calls jia_wait;
+ *   deadlock_locks    v holds lock 10 and waits for lock 11, which w holds
+ *                     while it waits for lock 10; x waits at a barrier;
+ *   deadlock_cv       v waits on condition variable 1, which nobody sets;
+ *                     w and x wait at a barrier;
+ *   deadlock_ring     rank r holds lock 20 + r and waits for lock
+ *                     20 + (r + 1) % 3 (v only says when).
  * Controls, which show that the driver's checks can fail:
  *   no_failure        nobody fails: every process prints FINISHED, exit 0;
  *   leave_orphan      the victim forks a child that leaves the launcher's
  *                     reach (setsid) and lives on for 20 s, then raises
  *                     SIGKILL: the child is an orphan the driver must see;
  *   hang_forever      hang_in_lock, to be run with SCOPEDSM_TIMEOUT=0: the
- *                     job never ends by itself.
+ *                     job never ends by itself (a process that stops while
+ *                     it holds a lock is not in a deadlock the runtime can
+ *                     prove: it could go on).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -150,6 +168,67 @@ int main(int argc, char **argv) {
     if (jiapid == victim) {
       victim_says("stopping forever instead of arriving at the barrier");
       for (;;) pause();
+    }
+    jia_barrier();
+    return finished();
+  }
+  if (!strcmp(c, "serial_phase")) {
+    if (jiapid == victim) {
+      victim_says("computing alone for 4 s while the others wait at the barrier");
+      const double until = jia_clock() + 4.0;
+      long sum = 0;
+      while (jia_clock() < until) {
+        for (int i = 0; i < words; i += 512) sum += a[i]; /* pages homed everywhere */
+        a[jiapid] = sum;
+        usleep(20000);
+      }
+    }
+    jia_barrier();
+    return finished();
+  }
+  if (!strcmp(c, "deadlock_wait_lock")) {
+    const int w = (victim + 1) % np;
+    if (jiapid == victim) {
+      jia_lock(4);
+      jia_setcv(0); /* w asks for the lock only once v holds it */
+      victim_says("holding lock 4 in jia_wait while rank w waits for lock 4");
+      jia_wait();
+    } else if (jiapid == w) {
+      jia_waitcv(0);
+      jia_lock(4);
+      jia_unlock(4);
+      jia_wait();
+    } else {
+      jia_wait();
+    }
+    return finished();
+  }
+  if (!strcmp(c, "deadlock_locks")) {
+    const int w = (victim + 1) % np;
+    if (jiapid == victim) jia_lock(10);
+    if (jiapid == w) jia_lock(11);
+    jia_wait(); /* inside the critical sections: both locks are held after it */
+    if (jiapid == victim) {
+      victim_says("holding lock 10 and waiting for lock 11");
+      jia_lock(11);
+    } else if (jiapid == w) {
+      jia_lock(10);
+    } else {
+      jia_barrier();
+    }
+    return finished();
+  }
+  if (!strcmp(c, "deadlock_ring")) {
+    jia_lock(20 + jiapid);
+    jia_wait(); /* inside the critical sections: every lock is held after it */
+    if (jiapid == victim) victim_says("holding lock 20 + v in a ring of three locks");
+    jia_lock(20 + (jiapid + 1) % np);
+    return finished();
+  }
+  if (!strcmp(c, "deadlock_cv")) {
+    if (jiapid == victim) {
+      victim_says("waiting on condition variable 1, which nobody sets");
+      jia_waitcv(1);
     }
     jia_barrier();
     return finished();

@@ -123,6 +123,11 @@ void valid_messages(Out* o) {
   o->write("COLLGRANT", encode(CollectiveDoneMsg{{Bytes(4, std::byte{1}), Bytes()}}, 16));
   o->write("HOMECLAIM", encode(HomeClaimMsg{7}, 17));
   o->write("HOMEIS", encode(HomeIsMsg{7, 2}, 19));
+  o->write("SYNCWAIT-lock", encode(SyncWaitMsg{3, 1, 4, 2, false, "jia_lock(4)", {}}, 21));
+  o->write("SYNCWAIT-barrier-holding", encode(SyncWaitMsg{4, 2, 3, 4, true, "jia_wait", Bytes(8, std::byte{1})}, 22));
+  o->write("SYNCDONE", encode(SyncDoneMsg{4}, 23));
+  o->write("SYNCPROBE", encode(SyncProbeMsg{1}, 24));
+  o->write("SYNCSTATE-queued", encode(SyncStateMsg{1, 0, Bytes(8, std::byte{0})}, 25));
   o->write("bad-HOMEIS-home-minus1", encode(HomeIsMsg{8, -1}, 20));
   o->write("DIFF-scattered", diff_message({4}, 4096, 0));
   o->write("DIFF-full-page", diff_message({5}, 4096, 1));

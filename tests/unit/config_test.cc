@@ -29,6 +29,7 @@ TEST(Config, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(c.home_policy, HomePolicy::kCyclic);
   EXPECT_TRUE(c.summary);
   EXPECT_TRUE(c.stats_file.empty());
+  EXPECT_EQ(c.timeout_s, 0.0) << "no limit: a process may compute as long as it likes while others wait";
 }
 
 TEST(Config, ReadsEveryVariable) {
@@ -287,7 +288,7 @@ TEST(Config, SettingsAreWrittenAsTheVariablesAre) {
   auto m = as_settings(c);
   EXPECT_EQ(m["log"], "warn");
   EXPECT_EQ(m["region_size"], "16G");
-  EXPECT_EQ(m["timeout"], "120");
+  EXPECT_EQ(m["timeout"], "0");
   EXPECT_EQ(m["summary"], "on");
   EXPECT_EQ(m.count("stats_file"), 0u);  // unset paths and test settings are left out
   EXPECT_EQ(m.count("test_fault"), 0u);

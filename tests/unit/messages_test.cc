@@ -299,6 +299,13 @@ TEST(MessageTable, WireFormatIsUnchanged) {
   EXPECT_EQ(encode(AckMsg{}, 10), from_hex("535d 1400 00000000 0a000000"));
   EXPECT_EQ(encode(RecordCopiesMsg{5, 2, 3}, 11),
             from_hex("535d 1a00 0c000000 0b000000  05000000 02000000 03000000"));
+  EXPECT_EQ(encode(SyncWaitMsg{1, 1, 3, 2, true, "ab", from_hex("07000000")}, 12),
+            from_hex("535d 1b00 23000000 0c000000  0100000000000000 01000000 03000000 02000000 01 02000000 6162 "
+                     "04000000 07000000"));
+  EXPECT_EQ(encode(SyncDoneMsg{5}, 13), from_hex("535d 1c00 08000000 0d000000  0500000000000000"));
+  EXPECT_EQ(encode(SyncProbeMsg{2}, 14), from_hex("535d 1d00 08000000 0e000000  0200000000000000"));
+  EXPECT_EQ(encode(SyncStateMsg{2, 5, from_hex("01000000 02000000")}, 15),
+            from_hex("535d 1e00 1c000000 0f000000  0200000000000000 0500000000000000 08000000 01000000 02000000"));
 }
 
 TEST(MessageTable, DiffRecordsAreLeftToTheHome) {

@@ -158,6 +158,9 @@ TEST(StallLimit, SaysTheLimitAndWhenTheJobEnds) {
   const StallLimit stall{3};
   EXPECT_EQ(stall.waited(2400000000, StallLimit::kWarn), "has waited 2.4 s of the 3 s limit (SCOPEDSM_TIMEOUT)");
   EXPECT_EQ(stall.waited(3050000000, StallLimit::kFatal), "has waited 3.0 s, the SCOPEDSM_TIMEOUT limit,");
+  EXPECT_EQ(stall.waited(2400000000, StallLimit::kWarn, true), "have waited 2.4 s of the 3 s limit (SCOPEDSM_TIMEOUT)")
+      << "several ranks wait";
+  EXPECT_EQ(stall.waited(3050000000, StallLimit::kFatal, true), "have waited 3.0 s, the SCOPEDSM_TIMEOUT limit,");
   EXPECT_EQ(stall.ends(), "the job ends at 3 s");
   EXPECT_EQ(StallLimit{2.5}.ends(), "the job ends at 2.5 s");
 }

@@ -28,8 +28,9 @@ options:
   --quiet             no statistics table at exit (SCOPEDSM_SUMMARY=off)
   --strict            a SCOPEDSM_* variable ScopeDSM does not know (a
                       misspelling) is an error, not a warning (SCOPEDSM_STRICT=on)
-  --timeout SECONDS   longest single wait before the job reports a hang
-                      (SCOPEDSM_TIMEOUT)
+  --timeout SECONDS   longest single wait before the job reports who waits
+                      for whom and ends (SCOPEDSM_TIMEOUT; default 0, no
+                      limit: only a death or a deadlock ends a wait)
   --load L0,L1,...    competing load, reproducibly: pin rank r to one CPU (the
                       r-th it may use, round robin) and run Lr busy processes
                       pinned beside it, so it gets about 1/(1+Lr) of that CPU

@@ -84,7 +84,8 @@ class AbortNoiseTest(unittest.TestCase):
         self.assertEqual(filtered(MPICH_ABORT + MPICH_BOX), MPICH_ABORT + MPICH_BOX)
 
     def test_warnings_are_not_fatal_lines(self):
-        warning = "scopedsm: rank 0: warning: rank 1 has waited 2.4 s of the 3 s limit (SCOPEDSM_TIMEOUT)\n"
+        warning = ("scopedsm: rank 0: warning: jia_lock(0): rank 1 has waited 2.4 s of the 3 s limit (SCOPEDSM_TIMEOUT) "
+                   "for rank 0, which holds lock 0; the job ends at 3 s unless rank 0 releases it\n")
         error = "scopedsm: rank 0: error: could not write statistics to /x\n"
         self.assertEqual(filtered([warning, error] + OMPI_BANNER), [warning, error] + OMPI_BANNER)
 
