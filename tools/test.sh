@@ -54,7 +54,7 @@ case "$mode" in
     fi
     flags+=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich
             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
-    labels="unit|mpi|death|model|coherence_unit|apps|install|hosts"
+    labels="unit|mpi|death|model|coherence_unit|apps|install|hosts|^omp$"
     off_labels="mpi|model"
     off_exclude="broken"
     ;;
