@@ -55,7 +55,7 @@ def patch(script):
     shared = (
         "  /* ScopeDSM: the program's own variables, in pages of their own. */\n"
         "  . = ALIGN(0x10000);\n"
-        "  .scopedsm_data : { __scopedsm_shared_start = .; *(.data .data.*) }\n"
+        "  .scopedsm_data : { __scopedsm_shared_start = .; *(.data .data.*) __scopedsm_shared_data_end = .; }\n"
         "  .scopedsm_bss : { *(.bss .bss.*) *(COMMON) . = ALIGN(0x10000); __scopedsm_shared_end = .; }\n"
         f"  . = {ANCHOR:#x};\n"
         "  .scopedsm_anchor : { BYTE(0) }\n"

@@ -74,10 +74,12 @@ extern "C" {
 
 // --- start ---------------------------------------------------------------------
 
-void scopedsm_omp_boot(int argc, char** argv, void* start, void* end, const void* text_start, const void* text_end) {
+void scopedsm_omp_boot(int argc, char** argv, void* start, void* data_end, void* end, const void* text_start,
+                       const void* text_end) {
   t_app = true;
   scopedsm::omp::set_program_text(text_start, text_end);
-  Team::boot(argc, argv, static_cast<std::byte*>(start), static_cast<std::byte*>(end));
+  Team::boot(argc, argv, static_cast<std::byte*>(start), static_cast<std::byte*>(data_end),
+             static_cast<std::byte*>(end));
 }
 
 int scopedsm_omp_run_main(int argc, char** argv, char** envp, int (*main)(int, char**, char**)) {

@@ -13,17 +13,20 @@
 #include <stddef.h>
 
 extern char __scopedsm_shared_start[];
+extern char __scopedsm_shared_data_end[];  /* the initialized part ends here; zeros follow */
 extern char __scopedsm_shared_end[];
 extern const char __executable_start[];
 extern const char etext[];
 
 int __real_main(int argc, char** argv, char** envp);
-void scopedsm_omp_boot(int argc, char** argv, void* start, void* end, const void* text_start, const void* text_end);
+void scopedsm_omp_boot(int argc, char** argv, void* start, void* data_end, void* end, const void* text_start,
+                       const void* text_end);
 int scopedsm_omp_run_main(int argc, char** argv, char** envp, int (*main)(int, char**, char**));
 
 __attribute__((constructor(101))) static void scopedsm_omp_start(int argc, char** argv, char** envp) {
   (void)envp;
-  scopedsm_omp_boot(argc, argv, __scopedsm_shared_start, __scopedsm_shared_end, __executable_start, etext);
+  scopedsm_omp_boot(argc, argv, __scopedsm_shared_start, __scopedsm_shared_data_end, __scopedsm_shared_end,
+                    __executable_start, etext);
 }
 
 int __wrap_main(int argc, char** argv, char** envp) {

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -170,7 +172,7 @@ void Team::unsupported(const char* construct, const char* why) {
   fatal("%s: %s (docs/OPENMP.md lists what ScopeDSM's OpenMP runs)", construct, why);
 }
 
-void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
+void Team::boot(int argc, char** argv, std::byte* start, std::byte* data_end, std::byte* end) {
   // OpenMP programs name their locks by address, not by JIAJIA's ids.
   setenv("SCOPEDSM_LOCKS", "1073741824", 0);
   // An OpenMP program's output is the program's: the statistics table only on request.
@@ -184,10 +186,12 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
   // starts right after the program's globals (near 4 MiB), must end below it.
   if (dlsym(RTLD_DEFAULT, "__asan_init") != nullptr) setenv("SCOPEDSM_REGION_SIZE", "1G", 0);
   const size_t image_bytes = static_cast<size_t>(end - start);
-  // The globals as the program image has them: the region replaces them.
-  std::byte* saved = static_cast<std::byte*>(std::malloc(image_bytes == 0 ? 1 : image_bytes));
-  if (saved == nullptr) fatal("the OpenMP runtime's start: no memory to save %zu bytes of globals", image_bytes);
-  copy_image(saved, start, image_bytes);
+  // The initialized globals as the program image has them (the region
+  // replaces them; the zeros after them need no copy, however large).
+  const size_t data_bytes = static_cast<size_t>(data_end - start);
+  std::byte* saved = static_cast<std::byte*>(std::malloc(data_bytes == 0 ? 1 : data_bytes));
+  if (saved == nullptr) fatal("the OpenMP runtime's start: no memory to save %zu bytes of globals", data_bytes);
+  copy_image(saved, start, data_bytes);
 
   Runtime::init_fixed(&argc, &argv, call(kOmpSurface.init),
                       Region::FixedPlace{reinterpret_cast<uintptr_t>(start), image_bytes});
@@ -208,29 +212,37 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
     if (g != start) fatal("the OpenMP runtime's start: the globals landed at %p, not at %p", g, static_cast<void*>(start));
     global_pages = (image_bytes + page - 1) / page;
     if (team->rank_ == 0) {
-      copy_image(start, saved, image_bytes);
+      copy_image(start, saved, data_bytes);
     } else {
       // Until main, the program's constructors here see a private copy.
-      if (Status st = region.shadow(0, global_pages, saved, image_bytes); !st.ok())
+      if (Status st = region.shadow(0, global_pages, saved, data_bytes); !st.ok())
         fatal("the OpenMP runtime's start: %s", st.message().c_str());
     }
   }
   std::free(saved);
 
-  // 2. The master's stack: as large as the stack limit says (8 MiB if none).
+  // 2. The master's stack: as large as the stack limit says (256 MiB if
+  // unlimited; its pages take memory only when used), with a guard page
+  // below it that ends the job when the stack overflows.
   struct rlimit lim {};
   uint64_t stack = 8ull << 20;
-  if (getrlimit(RLIMIT_STACK, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur >= (1u << 20))
-    stack = lim.rlim_cur;
+  if (getrlimit(RLIMIT_STACK, &lim) == 0) {
+    if (lim.rlim_cur == RLIM_INFINITY) stack = 256ull << 20;
+    else if (lim.rlim_cur >= (1u << 20)) stack = lim.rlim_cur;
+  }
   if (const char* s = std::getenv("SCOPEDSM_OMP_STACK")) {
     char* e = nullptr;
     const unsigned long long v = std::strtoull(s, &e, 10);
     if (e != s) stack = std::max<unsigned long long>(v, 1u << 20);
   }
   stack = (stack + page - 1) / page * page;
-  team->stack_ = static_cast<std::byte*>(rt.allocate_pinned(call(kOmpSurface.init), "the master's stack", stack, 0));
+  auto* guard = static_cast<std::byte*>(
+      rt.allocate_pinned(call(kOmpSurface.init), "the master's stack", stack + page, 0));
+  rt.place_guard(guard, "the master's stack overflowed (it is SCOPEDSM_OMP_STACK bytes, or as large as ulimit -s "
+                        "says); raise either");
+  team->stack_ = guard + page;
   team->stack_bytes_ = stack;
-  const uint64_t stack_pages = stack / page;
+  const uint64_t stack_pages = stack / page + 1;
   rt.keep_after_finalize(global_pages + stack_pages);
 
   // 3. The control block: the region record (pinned at the master) and the counters.
@@ -275,6 +287,17 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* end) {
   }
   if (env_bool("OMP_CANCELLATION", false))
     unsupported("OMP_CANCELLATION=true", "cancellation is not supported; leave OMP_CANCELLATION unset");
+  // The master's SIGSEGV handler runs on a stack of its own, so that an
+  // overflow of the shared stack into its guard page is still reported.
+  {
+    constexpr size_t kAltStack = 4u << 20;
+    void* alt = mmap(nullptr, kAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    stack_t ss{};
+    ss.ss_sp = alt;
+    ss.ss_size = kAltStack;
+    if (alt == MAP_FAILED || sigaltstack(&ss, nullptr) != 0)
+      SCOPEDSM_LOG(LogLevel::kWarn, "no alternate signal stack: a stack overflow ends the job without a report");
+  }
   g_team = team;
   // The master's program may end while others wait for regions: at its
   // exit (after its own exit handlers, which were registered later).
@@ -290,7 +313,7 @@ bool Team::contains(const void* p) const {
 int Team::run_main(int argc, char** argv, char** envp, int (*main)(int, char**, char**)) {
   if (rank_ != 0) {
     Region& region = rt_->state().region;
-    const uint64_t global_pages = static_cast<uint64_t>(stack_ - region.base()) / region.page_size();
+    const uint64_t global_pages = static_cast<uint64_t>(stack_ - region.base()) / region.page_size() - 1;
     if (global_pages > 0)
       if (Status st = region.unshadow(0, global_pages); !st.ok()) fatal("the OpenMP runtime's start: %s", st.message().c_str());
     heap_ready_ = true;

@@ -102,9 +102,9 @@ class Team {
   static Team& get();
   static bool booted();
 
-  // Starts ScopeDSM for an OpenMP program: `image` is the program's shared
-  // globals, [start, end), saved by the caller; `saved` holds their bytes.
-  static void boot(int argc, char** argv, std::byte* start, std::byte* end);
+  // Starts ScopeDSM for an OpenMP program whose shared globals are [start,
+  // end): initialized in [start, data_end), zeros after.
+  static void boot(int argc, char** argv, std::byte* start, std::byte* data_end, std::byte* end);
   // Called instead of main: the master runs `main` on the shared stack and
   // returns its status; the others never return.
   int run_main(int argc, char** argv, char** envp, int (*main)(int, char**, char**));

@@ -192,6 +192,8 @@ void Coherence::handle_fault(uint64_t page, Access access) {
   const bool write = access == Access::kWrite;
   switch (m.state) {
     case PageState::kUnallocated:
+      for (const auto& [guard, what] : guards_)
+        if (guard == page) fatal("touched shared address %p: %s", static_cast<void*>(region_->app(page)), what);
       fatal("touched shared address %p, which is not part of any allocation (allocated: %" PRIu64
             " pages from %p); allocate it with %s first",
             static_cast<void*>(region_->app(page)), pages_->allocated(), static_cast<void*>(region_->base()),
@@ -1191,6 +1193,11 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
 
 // ---------------------------------------------------------------------------
 // Allocation and protection
+
+void Coherence::place_guard(uint64_t page, const char* what) {
+  guards_.emplace_back(page, what);
+  transition(page, PageState::kUnallocated, "guard page");
+}
 
 void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
                             const char* call, bool pinned) {

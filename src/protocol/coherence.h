@@ -196,6 +196,10 @@ class Coherence {
   // acquire, as a one-sided copy of an untrapped page is (PROTOCOL.md §2.3).
   void place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
                    const char* call, bool pinned = false);
+  // Page `page` of an allocation becomes a guard: no access, and touching it
+  // ends the job saying "`what`" (the page below an OpenMP master's stack:
+  // "the master's stack overflowed ..."). On every process alike.
+  void place_guard(uint64_t page, const char* what);
 
  private:
   bool test_fault(TestFault f) const { return (test_faults_ & static_cast<uint32_t>(f)) != 0; }
@@ -361,6 +365,7 @@ class Coherence {
   ReleaseBuffer released_copies_;  // cached pages released, buffered
   ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
   uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)
+  std::vector<std::pair<uint64_t, const char*>> guards_;  // place_guard
   uint64_t pin_first_ = 0;  // pages prepare() is making valid: not evicted meanwhile
   uint64_t pin_end_ = 0;
 };

@@ -86,7 +86,9 @@ void install_fault_handler(RegionFaultCallback callback) {
   if (g_installed.exchange(true)) return;
   struct sigaction sa = {};
   sa.sa_sigaction = on_sigsegv;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  // On the thread's alternate signal stack where it has one (an OpenMP
+  // master, whose stack overflow must still be reported: omp/team.cc).
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGSEGV, &sa, &g_previous);
 }
@@ -103,7 +105,7 @@ void reinstall_fault_handler() {
   if (!fault_handler_installed()) return;
   struct sigaction sa = {}, replaced = {};
   sa.sa_sigaction = on_sigsegv;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGSEGV, &sa, &replaced);
   // Whatever replaced ours becomes the handler faults outside the region go to.

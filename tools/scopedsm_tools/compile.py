@@ -127,7 +127,10 @@ def omp_plugin(config):
 
 
 def omp_compile_flags(config, compiler, name):
-    flags = ["-fno-inline-atomics"]
+    # -fstack-clash-protection: frames larger than a page touch every page, so
+    # that an overflow of the master's stack (in the shared region) hits its
+    # guard instead of jumping over it into the program's globals.
+    flags = ["-fno-inline-atomics", "-fstack-clash-protection"]
     plugin = omp_plugin(config)
     if plugin and "clang" not in os.path.basename(compiler):
         flags.append(f"-fplugin={plugin}")
