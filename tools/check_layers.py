@@ -18,6 +18,7 @@ LAYERS = {
     "sync": 4,
     "runtime": 5,
     "api": 6,
+    "interpose": 6,
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"')
 

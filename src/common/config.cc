@@ -248,7 +248,8 @@ const std::vector<ConfigVariable>& config_variables() {
        "unit's first OS page), wvec-drop-block (a write-vector reply leaves out a written block), cowd-keep-cache "
        "(cache-only write detection keeps copies at an acquire), auto-no-stream (automatic hints never find a "
        "stream), untrap-copied (homes untrap pages copied in the interval a barrier ends, so readers refetch them every interval), "
-       "auto-over-hints (automatic hints act inside ranges the program's prefetch hints named); "
+       "auto-over-hints (automatic hints act inside ranges the program's prefetch hints named), interpose-direct "
+       "(system calls, stdio and MPI calls on shared memory go straight to the real functions); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race, and "
        "hang-in-finalize, in which rank 1's MPI_Finalize never returns) to prove tests can fail."},
       {"SCOPEDSM_STRICT", "off",

@@ -57,6 +57,7 @@ enum class TestFault : uint32_t {
   kAutoOverHints = 1u << 25,     // automatic hints act on faults in ranges the program's prefetch hints named: the two cut each other's runs
   kSlowRetrapQueue = 1u << 26,   // not a breakage: a home marks next-touch pages 50 ms late and leaves the point 150 ms late, and a node peer queues a copy of an untrapped page 100 ms after claiming it (widens a race for tests)
   kKeepUnrecorded = 1u << 27,    // acquires keep copies read one-sided from untrapped pages (RECORD still goes): stale reads
+  kInterposeDirect = 1u << 28,   // interposed calls (read, write, fwrite, MPI_Send, ...) go straight to the real functions: EFAULT, short counts, failed single-copy transfers
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -92,6 +93,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kAutoOverHints, "auto-over-hints"},
     {TestFault::kSlowRetrapQueue, "slow-retrap-queue"},
     {TestFault::kKeepUnrecorded, "keep-unrecorded"},
+    {TestFault::kInterposeDirect, "interpose-direct"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
