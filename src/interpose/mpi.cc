@@ -62,13 +62,30 @@ struct Span {
   bool dense = false;
 };
 
+// The size of a predefined datatype whose extent is its size and whose
+// lower bound is 0 (the common ones), or 0: their spans need no call into
+// MPI, which keeps the fast path of the calls on private buffers short.
+size_t basic_size(MPI_Datatype type) {
+  // The most used first: each test is a load and a compare.
+  if (type == MPI_DOUBLE) return 8;
+  if (type == MPI_INT || type == MPI_FLOAT) return 4;
+  if (type == MPI_BYTE || type == MPI_CHAR) return 1;
+  if (type == MPI_LONG || type == MPI_LONG_LONG || type == MPI_UNSIGNED_LONG || type == MPI_UNSIGNED_LONG_LONG ||
+      type == MPI_INT64_T || type == MPI_UINT64_T)
+    return 8;
+  if (type == MPI_UNSIGNED || type == MPI_INT32_T || type == MPI_UINT32_T) return 4;
+  if (type == MPI_SHORT || type == MPI_UNSIGNED_SHORT || type == MPI_INT16_T || type == MPI_UINT16_T) return 2;
+  if (type == MPI_SIGNED_CHAR || type == MPI_UNSIGNED_CHAR || type == MPI_INT8_T || type == MPI_UINT8_T) return 1;
+  return 0;
+}
+
 // (buf, count, type): false if it spans nothing or is MPI_IN_PLACE.
 // MPI_BOTTOM (address 0) with absolute displacements works as any buffer.
 bool span_of(const void* buf, MPI_Aint count, MPI_Datatype type, Span* s) {
   if (count <= 0 || buf == MPI_IN_PLACE) return false;
   const auto b = reinterpret_cast<uintptr_t>(buf);
-  if (type == MPI_BYTE) {
-    *s = {b, static_cast<size_t>(count), true};
+  if (const size_t size = basic_size(type); size != 0) {
+    *s = {b, static_cast<size_t>(count) * size, true};
     return true;
   }
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
@@ -109,6 +126,7 @@ bool span_of_pieces(const void* buf, const int* counts, const int* displs, int n
 class Staged {
  public:
   Staged() = default;
+  Staged(Staged&&) = default;  // the source is left empty
   Staged(const Staged&) = delete;
   Staged& operator=(const Staged&) = delete;
   ~Staged() {
@@ -253,14 +271,14 @@ int blocking(Staged& st, const char* call, Real real, MPI_Status* status = MPI_S
 // A nonblocking call: `real(st)` posts it into *req. Its buffers go through
 // private copies, finished when the request completes.
 template <typename Real>
-int nonblocking(std::unique_ptr<Staged> st, const char* call, MPI_Request* req, Real real) {
-  if (st->empty()) return real(*st);
+int nonblocking(Staged&& st, const char* call, MPI_Request* req, Real real) {
+  if (st.empty()) return real(st);
   SlowPath sp;
-  if (!sp.usable()) return real(*st);
-  st->stage(sp, false, call);
-  const int rc = real(*st);
+  if (!sp.usable()) return real(st);
+  st.stage(sp, false, call);
+  const int rc = real(st);
   if (rc == MPI_SUCCESS && *req != MPI_REQUEST_NULL) {
-    pending()[*req] = std::move(st);
+    pending()[*req] = std::make_unique<Staged>(std::move(st));
     g_pending.fetch_add(1, std::memory_order_relaxed);
   }
   return rc;
@@ -354,83 +372,83 @@ void refuse_persistent(const char* call, const void* buf, int count, MPI_Datatyp
 }
 
 // The buffers of each collective (blocking and nonblocking alike).
-std::unique_ptr<Staged> bcast_buffers(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
+Staged bcast_buffers(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  Staged st;
   const Roles r = roles(comm, root);
-  if (r.root) add_out(*st, buf, count, type);
-  else if (r.nonroot) add_in(*st, buf, count, type, false);
+  if (r.root) add_out(st, buf, count, type);
+  else if (r.nonroot) add_in(st, buf, count, type, false);
   return st;
 }
-std::unique_ptr<Staged> reduce_buffers(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, bool at_root,
+Staged reduce_buffers(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, bool at_root,
                                        bool in_place_ok) {
-  auto st = std::make_unique<Staged>();
+  Staged st;
   const bool in_place = in_place_ok && sendbuf == MPI_IN_PLACE;
-  add_out(*st, sendbuf, count, type);
-  if (at_root) add_in(*st, recvbuf, count, type, in_place);
+  add_out(st, sendbuf, count, type);
+  if (at_root) add_in(st, recvbuf, count, type, in_place);
   return st;
 }
-std::unique_ptr<Staged> gather_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
+Staged gather_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
                                        MPI_Datatype rtype, int root, MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
+  Staged st;
   const Roles r = roles(comm, root);
-  if (r.nonroot || (r.root && sendbuf != MPI_IN_PLACE && !(root == MPI_ROOT))) add_out(*st, sendbuf, scount, stype);
-  if (r.root) add_in(*st, recvbuf, static_cast<MPI_Aint>(rcount) * r.size, rtype, sendbuf == MPI_IN_PLACE);
+  if (r.nonroot || (r.root && sendbuf != MPI_IN_PLACE && !(root == MPI_ROOT))) add_out(st, sendbuf, scount, stype);
+  if (r.root) add_in(st, recvbuf, static_cast<MPI_Aint>(rcount) * r.size, rtype, sendbuf == MPI_IN_PLACE);
   return st;
 }
-std::unique_ptr<Staged> gatherv_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+Staged gatherv_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
                                         const int* rcounts, const int* displs, MPI_Datatype rtype, int root,
                                         MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
+  Staged st;
   const Roles r = roles(comm, root);
-  if (r.nonroot || (r.root && sendbuf != MPI_IN_PLACE && !(root == MPI_ROOT))) add_out(*st, sendbuf, scount, stype);
-  if (r.root) add_pieces(*st, recvbuf, rcounts, displs, r.size, rtype, Fill::kChanged);
+  if (r.nonroot || (r.root && sendbuf != MPI_IN_PLACE && !(root == MPI_ROOT))) add_out(st, sendbuf, scount, stype);
+  if (r.root) add_pieces(st, recvbuf, rcounts, displs, r.size, rtype, Fill::kChanged);
   return st;
 }
-std::unique_ptr<Staged> scatter_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
+Staged scatter_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
                                         MPI_Datatype rtype, int root, MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
+  Staged st;
   const Roles r = roles(comm, root);
-  if (r.root) add_out(*st, sendbuf, static_cast<MPI_Aint>(scount) * r.size, stype);
-  if (r.nonroot || (r.root && recvbuf != MPI_IN_PLACE && !(root == MPI_ROOT))) add_in(*st, recvbuf, rcount, rtype, false);
+  if (r.root) add_out(st, sendbuf, static_cast<MPI_Aint>(scount) * r.size, stype);
+  if (r.nonroot || (r.root && recvbuf != MPI_IN_PLACE && !(root == MPI_ROOT))) add_in(st, recvbuf, rcount, rtype, false);
   return st;
 }
-std::unique_ptr<Staged> scatterv_buffers(const void* sendbuf, const int* scounts, const int* displs, MPI_Datatype stype,
+Staged scatterv_buffers(const void* sendbuf, const int* scounts, const int* displs, MPI_Datatype stype,
                                          void* recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
+  Staged st;
   const Roles r = roles(comm, root);
-  if (r.root) add_pieces(*st, sendbuf, scounts, displs, r.size, stype, Fill::kNone);
-  if (r.nonroot || (r.root && recvbuf != MPI_IN_PLACE && !(root == MPI_ROOT))) add_in(*st, recvbuf, rcount, rtype, false);
+  if (r.root) add_pieces(st, sendbuf, scounts, displs, r.size, stype, Fill::kNone);
+  if (r.nonroot || (r.root && recvbuf != MPI_IN_PLACE && !(root == MPI_ROOT))) add_in(st, recvbuf, rcount, rtype, false);
   return st;
 }
-std::unique_ptr<Staged> allgather_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+Staged allgather_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
                                           int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
-  add_out(*st, sendbuf, scount, stype);
-  add_in(*st, recvbuf, static_cast<MPI_Aint>(rcount) * group_size(comm), rtype, sendbuf == MPI_IN_PLACE);
+  Staged st;
+  add_out(st, sendbuf, scount, stype);
+  add_in(st, recvbuf, static_cast<MPI_Aint>(rcount) * group_size(comm), rtype, sendbuf == MPI_IN_PLACE);
   return st;
 }
-std::unique_ptr<Staged> allgatherv_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+Staged allgatherv_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
                                            const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
-  add_out(*st, sendbuf, scount, stype);
-  add_pieces(*st, recvbuf, rcounts, displs, group_size(comm), rtype, Fill::kChanged);
+  Staged st;
+  add_out(st, sendbuf, scount, stype);
+  add_pieces(st, recvbuf, rcounts, displs, group_size(comm), rtype, Fill::kChanged);
   return st;
 }
-std::unique_ptr<Staged> alltoall_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
+Staged alltoall_buffers(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
                                          MPI_Datatype rtype, MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
+  Staged st;
   const int n = group_size(comm);
-  add_out(*st, sendbuf, static_cast<MPI_Aint>(scount) * n, stype);
-  add_in(*st, recvbuf, static_cast<MPI_Aint>(rcount) * n, rtype, sendbuf == MPI_IN_PLACE);
+  add_out(st, sendbuf, static_cast<MPI_Aint>(scount) * n, stype);
+  add_in(st, recvbuf, static_cast<MPI_Aint>(rcount) * n, rtype, sendbuf == MPI_IN_PLACE);
   return st;
 }
-std::unique_ptr<Staged> alltoallv_buffers(const void* sendbuf, const int* scounts, const int* sdispls,
+Staged alltoallv_buffers(const void* sendbuf, const int* scounts, const int* sdispls,
                                           MPI_Datatype stype, void* recvbuf, const int* rcounts, const int* rdispls,
                                           MPI_Datatype rtype, MPI_Comm comm) {
-  auto st = std::make_unique<Staged>();
+  Staged st;
   const int n = group_size(comm);
-  add_pieces(*st, sendbuf, scounts, sdispls, n, stype, Fill::kNone);
-  add_pieces(*st, recvbuf, rcounts, rdispls, n, rtype, Fill::kChanged);
+  add_pieces(st, sendbuf, scounts, sdispls, n, stype, Fill::kNone);
+  add_pieces(st, recvbuf, rcounts, rdispls, n, rtype, Fill::kChanged);
   return st;
 }
 bool at_root(MPI_Comm comm, int root) { return roles(comm, root).root; }
@@ -516,8 +534,8 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
 #define SCOPEDSM_ISEND_LIKE(NAME)                                                                                   \
   int MPI_##NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) { \
     if (!ip::active()) return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                  \
-    auto st = std::make_unique<Staged>();                                                                           \
-    ip::add_out(*st, buf, count, type);                                                                             \
+    Staged st;                                                                                                      \
+    ip::add_out(st, buf, count, type);                                                                             \
     return ip::nonblocking(std::move(st), "MPI_" #NAME, req, [&](const Staged& s) {                                 \
       return PMPI_##NAME(s.at(buf), count, type, dest, tag, comm, req);                                             \
     });                                                                                                             \
@@ -530,16 +548,16 @@ SCOPEDSM_ISEND_LIKE(Ibsend)
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* req) {
   if (!ip::active()) return PMPI_Irecv(buf, count, type, source, tag, comm, req);
-  auto st = std::make_unique<Staged>();
-  ip::add_recv(*st, buf, count, type);
+  Staged st;
+  ip::add_recv(st, buf, count, type);
   return ip::nonblocking(std::move(st), "MPI_Irecv", req,
                          [&](const Staged& s) { return PMPI_Irecv(s.at(buf), count, type, source, tag, comm, req); });
 }
 
 int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* req) {
   if (!ip::active()) return PMPI_Imrecv(buf, count, type, message, req);
-  auto st = std::make_unique<Staged>();
-  ip::add_recv(*st, buf, count, type);
+  Staged st;
+  ip::add_recv(st, buf, count, type);
   return ip::nonblocking(std::move(st), "MPI_Imrecv", req,
                          [&](const Staged& s) { return PMPI_Imrecv(s.at(buf), count, type, message, req); });
 }
@@ -686,7 +704,7 @@ int MPI_Request_free(MPI_Request* req) {
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   if (!ip::active()) return PMPI_Bcast(buf, count, type, root, comm);
   auto st = ip::bcast_buffers(buf, count, type, root, comm);
-  return ip::blocking(*st, "MPI_Bcast",
+  return ip::blocking(st, "MPI_Bcast",
                       [&](const Staged& s, MPI_Status*) { return PMPI_Bcast(s.at(buf), count, type, root, comm); });
 }
 int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req) {
@@ -698,7 +716,7 @@ int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
   if (!ip::active()) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
   auto st = ip::reduce_buffers(sendbuf, recvbuf, count, type, ip::at_root(comm, root), true);
-  return ip::blocking(*st, "MPI_Reduce", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Reduce", [&](const Staged& s, MPI_Status*) {
     return PMPI_Reduce(s.at(sendbuf), s.at(recvbuf), count, type, op, root, comm);
   });
 }
@@ -715,7 +733,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type
   int MPI_##NAME(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {     \
     if (!ip::active()) return PMPI_##NAME(sendbuf, recvbuf, count, type, op, comm);                                 \
     auto st = ip::reduce_buffers(sendbuf, recvbuf, count, type, true, true);                                        \
-    return ip::blocking(*st, "MPI_" #NAME, [&](const Staged& s, MPI_Status*) {                                      \
+    return ip::blocking(st, "MPI_" #NAME, [&](const Staged& s, MPI_Status*) {                                      \
       return PMPI_##NAME(s.at(sendbuf), s.at(recvbuf), count, type, op, comm);                                      \
     });                                                                                                             \
   }
@@ -726,11 +744,11 @@ SCOPEDSM_ALLREDUCE_LIKE(Scan)
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   if (!ip::active()) return PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm);
   // Rank 0's receive buffer is left as it was: only changed bytes go back.
-  auto st = std::make_unique<Staged>();
-  ip::add_out(*st, sendbuf, count, type);
+  Staged st;
+  ip::add_out(st, sendbuf, count, type);
   ip::Span sp;
-  if (ip::span_of(recvbuf, count, type, &sp)) st->add(recvbuf, sp, ip::Fill::kChanged);
-  return ip::blocking(*st, "MPI_Exscan", [&](const Staged& s, MPI_Status*) {
+  if (ip::span_of(recvbuf, count, type, &sp)) st.add(recvbuf, sp, ip::Fill::kChanged);
+  return ip::blocking(st, "MPI_Exscan", [&](const Staged& s, MPI_Status*) {
     return PMPI_Exscan(s.at(sendbuf), s.at(recvbuf), count, type, op, comm);
   });
 }
@@ -748,11 +766,11 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
                              MPI_Comm comm) {
   if (!ip::active()) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
   const MPI_Aint all = static_cast<MPI_Aint>(recvcount) * ip::group_size(comm);
-  auto st = std::make_unique<Staged>();
-  ip::add_out(*st, sendbuf, all, type);
-  if (sendbuf == MPI_IN_PLACE) ip::add_in(*st, recvbuf, all, type, true);
-  else ip::add_in(*st, recvbuf, recvcount, type, false);
-  return ip::blocking(*st, "MPI_Reduce_scatter_block", [&](const Staged& s, MPI_Status*) {
+  Staged st;
+  ip::add_out(st, sendbuf, all, type);
+  if (sendbuf == MPI_IN_PLACE) ip::add_in(st, recvbuf, all, type, true);
+  else ip::add_in(st, recvbuf, recvcount, type, false);
+  return ip::blocking(st, "MPI_Reduce_scatter_block", [&](const Staged& s, MPI_Status*) {
     return PMPI_Reduce_scatter_block(s.at(sendbuf), s.at(recvbuf), recvcount, type, op, comm);
   });
 }
@@ -765,11 +783,11 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
   const int n = ip::group_size(comm);
   MPI_Aint all = 0;
   for (int i = 0; i < n; ++i) all += recvcounts[i];
-  auto st = std::make_unique<Staged>();
-  ip::add_out(*st, sendbuf, all, type);
-  if (sendbuf == MPI_IN_PLACE) ip::add_in(*st, recvbuf, all, type, true);
-  else ip::add_in(*st, recvbuf, recvcounts[rank], type, false);
-  return ip::blocking(*st, "MPI_Reduce_scatter", [&](const Staged& s, MPI_Status*) {
+  Staged st;
+  ip::add_out(st, sendbuf, all, type);
+  if (sendbuf == MPI_IN_PLACE) ip::add_in(st, recvbuf, all, type, true);
+  else ip::add_in(st, recvbuf, recvcounts[rank], type, false);
+  return ip::blocking(st, "MPI_Reduce_scatter", [&](const Staged& s, MPI_Status*) {
     return PMPI_Reduce_scatter(s.at(sendbuf), s.at(recvbuf), recvcounts, type, op, comm);
   });
 }
@@ -778,7 +796,7 @@ int MPI_Gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbu
                int root, MPI_Comm comm) {
   if (!ip::active()) return PMPI_Gather(sendbuf, scount, stype, recvbuf, rcount, rtype, root, comm);
   auto st = ip::gather_buffers(sendbuf, scount, stype, recvbuf, rcount, rtype, root, comm);
-  return ip::blocking(*st, "MPI_Gather", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Gather", [&](const Staged& s, MPI_Status*) {
     return PMPI_Gather(s.at(sendbuf), scount, stype, s.at(recvbuf), rcount, rtype, root, comm);
   });
 }
@@ -796,7 +814,7 @@ int MPI_Gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm) {
   if (!ip::active()) return PMPI_Gatherv(sendbuf, scount, stype, recvbuf, rcounts, displs, rtype, root, comm);
   auto st = ip::gatherv_buffers(sendbuf, scount, stype, recvbuf, rcounts, displs, rtype, root, comm);
-  return ip::blocking(*st, "MPI_Gatherv", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Gatherv", [&](const Staged& s, MPI_Status*) {
     return PMPI_Gatherv(s.at(sendbuf), scount, stype, s.at(recvbuf), rcounts, displs, rtype, root, comm);
   });
 }
@@ -814,7 +832,7 @@ int MPI_Scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
                 int root, MPI_Comm comm) {
   if (!ip::active()) return PMPI_Scatter(sendbuf, scount, stype, recvbuf, rcount, rtype, root, comm);
   auto st = ip::scatter_buffers(sendbuf, scount, stype, recvbuf, rcount, rtype, root, comm);
-  return ip::blocking(*st, "MPI_Scatter", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Scatter", [&](const Staged& s, MPI_Status*) {
     return PMPI_Scatter(s.at(sendbuf), scount, stype, s.at(recvbuf), rcount, rtype, root, comm);
   });
 }
@@ -832,7 +850,7 @@ int MPI_Scatterv(const void* sendbuf, const int scounts[], const int displs[], M
                  int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
   if (!ip::active()) return PMPI_Scatterv(sendbuf, scounts, displs, stype, recvbuf, rcount, rtype, root, comm);
   auto st = ip::scatterv_buffers(sendbuf, scounts, displs, stype, recvbuf, rcount, rtype, root, comm);
-  return ip::blocking(*st, "MPI_Scatterv", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Scatterv", [&](const Staged& s, MPI_Status*) {
     return PMPI_Scatterv(s.at(sendbuf), scounts, displs, stype, s.at(recvbuf), rcount, rtype, root, comm);
   });
 }
@@ -850,7 +868,7 @@ int MPI_Allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* rec
                   MPI_Comm comm) {
   if (!ip::active()) return PMPI_Allgather(sendbuf, scount, stype, recvbuf, rcount, rtype, comm);
   auto st = ip::allgather_buffers(sendbuf, scount, stype, recvbuf, rcount, rtype, comm);
-  return ip::blocking(*st, "MPI_Allgather", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Allgather", [&](const Staged& s, MPI_Status*) {
     return PMPI_Allgather(s.at(sendbuf), scount, stype, s.at(recvbuf), rcount, rtype, comm);
   });
 }
@@ -868,7 +886,7 @@ int MPI_Allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* re
                    const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
   if (!ip::active()) return PMPI_Allgatherv(sendbuf, scount, stype, recvbuf, rcounts, displs, rtype, comm);
   auto st = ip::allgatherv_buffers(sendbuf, scount, stype, recvbuf, rcounts, displs, rtype, comm);
-  return ip::blocking(*st, "MPI_Allgatherv", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Allgatherv", [&](const Staged& s, MPI_Status*) {
     return PMPI_Allgatherv(s.at(sendbuf), scount, stype, s.at(recvbuf), rcounts, displs, rtype, comm);
   });
 }
@@ -886,7 +904,7 @@ int MPI_Alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recv
                  MPI_Comm comm) {
   if (!ip::active()) return PMPI_Alltoall(sendbuf, scount, stype, recvbuf, rcount, rtype, comm);
   auto st = ip::alltoall_buffers(sendbuf, scount, stype, recvbuf, rcount, rtype, comm);
-  return ip::blocking(*st, "MPI_Alltoall", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Alltoall", [&](const Staged& s, MPI_Status*) {
     return PMPI_Alltoall(s.at(sendbuf), scount, stype, s.at(recvbuf), rcount, rtype, comm);
   });
 }
@@ -904,7 +922,7 @@ int MPI_Alltoallv(const void* sendbuf, const int scounts[], const int sdispls[],
   if (!ip::active())
     return PMPI_Alltoallv(sendbuf, scounts, sdispls, stype, recvbuf, rcounts, rdispls, rtype, comm);
   auto st = ip::alltoallv_buffers(sendbuf, scounts, sdispls, stype, recvbuf, rcounts, rdispls, rtype, comm);
-  return ip::blocking(*st, "MPI_Alltoallv", [&](const Staged& s, MPI_Status*) {
+  return ip::blocking(st, "MPI_Alltoallv", [&](const Staged& s, MPI_Status*) {
     return PMPI_Alltoallv(s.at(sendbuf), scounts, sdispls, stype, s.at(recvbuf), rcounts, rdispls, rtype, comm);
   });
 }
@@ -979,29 +997,29 @@ SCOPEDSM_FILE_WRITE_AT(write_at_all)
 
 int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype type, MPI_Request* req) {
   if (!ip::active()) return PMPI_File_iread(fh, buf, count, type, req);
-  auto st = std::make_unique<Staged>();
-  ip::add_recv(*st, buf, count, type);
+  Staged st;
+  ip::add_recv(st, buf, count, type);
   return ip::nonblocking(std::move(st), "MPI_File_iread", req,
                          [&](const Staged& s) { return PMPI_File_iread(fh, s.at(buf), count, type, req); });
 }
 int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype type, MPI_Request* req) {
   if (!ip::active()) return PMPI_File_iwrite(fh, buf, count, type, req);
-  auto st = std::make_unique<Staged>();
-  ip::add_out(*st, buf, count, type);
+  Staged st;
+  ip::add_out(st, buf, count, type);
   return ip::nonblocking(std::move(st), "MPI_File_iwrite", req,
                          [&](const Staged& s) { return PMPI_File_iwrite(fh, s.at(buf), count, type, req); });
 }
 int MPI_File_iread_at(MPI_File fh, MPI_Offset at, void* buf, int count, MPI_Datatype type, MPI_Request* req) {
   if (!ip::active()) return PMPI_File_iread_at(fh, at, buf, count, type, req);
-  auto st = std::make_unique<Staged>();
-  ip::add_recv(*st, buf, count, type);
+  Staged st;
+  ip::add_recv(st, buf, count, type);
   return ip::nonblocking(std::move(st), "MPI_File_iread_at", req,
                          [&](const Staged& s) { return PMPI_File_iread_at(fh, at, s.at(buf), count, type, req); });
 }
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset at, const void* buf, int count, MPI_Datatype type, MPI_Request* req) {
   if (!ip::active()) return PMPI_File_iwrite_at(fh, at, buf, count, type, req);
-  auto st = std::make_unique<Staged>();
-  ip::add_out(*st, buf, count, type);
+  Staged st;
+  ip::add_out(st, buf, count, type);
   return ip::nonblocking(std::move(st), "MPI_File_iwrite_at", req,
                          [&](const Staged& s) { return PMPI_File_iwrite_at(fh, at, s.at(buf), count, type, req); });
 }
