@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "interpose/interpose.h"
 #include "interpose/chunks.h"
 #include "interpose/real.h"
 #include "runtime/shared_access.h"

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "interpose/interpose.h"
 #include "runtime/shared_access.h"
 
 namespace scopedsm::interpose {
@@ -49,7 +50,8 @@ bool active() { return shared_access::g_end.load(std::memory_order_relaxed) != 0
 // back into shared memory.
 enum class Fill {
   kNone,     // outgoing: MPI only reads it
-  kStatus,   // a receive: from its start, as many bytes as the status says
+  kStatus,   // a receive: from its start, as many bytes as the status says (none if cancelled)
+  kFile,     // a file read: the same, but a file request's status says nothing of cancelling
   kWhole,    // every byte of its span
   kChanged,  // some bytes of its span (gaps, in place, displacements)
 };
@@ -199,10 +201,12 @@ class Staged {
       if (b.copy == nullptr || b.fill == Fill::kNone) continue;
       auto* shared = reinterpret_cast<std::byte*>(b.lo);
       switch (b.fill) {
-        case Fill::kStatus: {
+        case Fill::kStatus:
+        case Fill::kFile: {
           int bytes = 0, cancelled = 0;
           if (status != nullptr) {
-            PMPI_Test_cancelled(status, &cancelled);
+            // (Open MPI leaves a file request's cancelled flag unset.)
+            if (b.fill == Fill::kStatus) PMPI_Test_cancelled(status, &cancelled);
             PMPI_Get_count(status, MPI_BYTE, &bytes);
           }
           if (cancelled || bytes == MPI_UNDEFINED || bytes < 0) bytes = 0;
@@ -348,9 +352,9 @@ void add_out(Staged& st, const void* buf, MPI_Aint count, MPI_Datatype type) {
   Span s;
   if (span_of(buf, count, type, &s)) st.add(buf, s, Fill::kNone);
 }
-void add_recv(Staged& st, const void* buf, MPI_Aint count, MPI_Datatype type) {
+void add_recv(Staged& st, const void* buf, MPI_Aint count, MPI_Datatype type, Fill dense_fill = Fill::kStatus) {
   Span s;
-  if (span_of(buf, count, type, &s)) st.add(buf, s, s.dense ? Fill::kStatus : Fill::kChanged);
+  if (span_of(buf, count, type, &s)) st.add(buf, s, s.dense ? dense_fill : Fill::kChanged);
 }
 // An incoming collective buffer; `in_place`: it is also read (MPI_IN_PLACE).
 void add_in(Staged& st, const void* buf, MPI_Aint count, MPI_Datatype type, bool in_place) {
@@ -946,7 +950,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int scounts[], const int sdispls[]
   int MPI_File_##NAME(MPI_File fh, void* buf, int count, MPI_Datatype type, MPI_Status* status) {           \
     if (!ip::active()) return PMPI_File_##NAME(fh, buf, count, type, status);                                \
     Staged st;                                                                                               \
-    ip::add_recv(st, buf, count, type);                                                                      \
+    ip::add_recv(st, buf, count, type, ip::Fill::kFile);                                                                     \
     return ip::blocking(                                                                                     \
         st, "MPI_File_" #NAME,                                                                               \
         [&](const Staged& s, MPI_Status* out) { return PMPI_File_##NAME(fh, s.at(buf), count, type, out); }, \
@@ -966,7 +970,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int scounts[], const int sdispls[]
   int MPI_File_##NAME(MPI_File fh, MPI_Offset at, void* buf, int count, MPI_Datatype type, MPI_Status* status) {    \
     if (!ip::active()) return PMPI_File_##NAME(fh, at, buf, count, type, status);                                    \
     Staged st;                                                                                                       \
-    ip::add_recv(st, buf, count, type);                                                                              \
+    ip::add_recv(st, buf, count, type, ip::Fill::kFile);                                                                             \
     return ip::blocking(                                                                                             \
         st, "MPI_File_" #NAME,                                                                                       \
         [&](const Staged& s, MPI_Status* out) { return PMPI_File_##NAME(fh, at, s.at(buf), count, type, out); },     \
@@ -998,7 +1002,7 @@ SCOPEDSM_FILE_WRITE_AT(write_at_all)
 int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype type, MPI_Request* req) {
   if (!ip::active()) return PMPI_File_iread(fh, buf, count, type, req);
   Staged st;
-  ip::add_recv(st, buf, count, type);
+  ip::add_recv(st, buf, count, type, ip::Fill::kFile);
   return ip::nonblocking(std::move(st), "MPI_File_iread", req,
                          [&](const Staged& s) { return PMPI_File_iread(fh, s.at(buf), count, type, req); });
 }
@@ -1012,7 +1016,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype type, 
 int MPI_File_iread_at(MPI_File fh, MPI_Offset at, void* buf, int count, MPI_Datatype type, MPI_Request* req) {
   if (!ip::active()) return PMPI_File_iread_at(fh, at, buf, count, type, req);
   Staged st;
-  ip::add_recv(st, buf, count, type);
+  ip::add_recv(st, buf, count, type, ip::Fill::kFile);
   return ip::nonblocking(std::move(st), "MPI_File_iread_at", req,
                          [&](const Staged& s) { return PMPI_File_iread_at(fh, at, s.at(buf), count, type, req); });
 }

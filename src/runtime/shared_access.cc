@@ -20,6 +20,9 @@ std::atomic<uintptr_t> g_end{0};
 namespace {
 
 thread_local bool t_application = false;
+// The process that initialized the runtime: a child it forks inherits the
+// flag above, but is not a process of the job.
+std::atomic<pid_t> g_pid{0};
 // Inside a SlowPath: the interposed call's own work, and whatever it calls.
 thread_local bool t_busy = false;
 
@@ -32,12 +35,15 @@ void publish(uintptr_t base, uintptr_t end) {
   g_end.store(end, std::memory_order_release);
 }
 
-void set_application_thread() { t_application = true; }
+void set_application_thread() {
+  t_application = true;
+  g_pid.store(getpid(), std::memory_order_relaxed);
+}
 
 bool on_application_thread() { return t_application; }
 
 SlowPath::SlowPath() {
-  if (t_busy || !t_application || fatal_in_progress()) return;
+  if (t_busy || !t_application || fatal_in_progress() || getpid() != g_pid.load(std::memory_order_relaxed)) return;
   rt_ = Runtime::active();
   if (rt_ != nullptr) t_busy = true;
 }

@@ -14,10 +14,10 @@
 // calls then go straight to the real functions).
 //
 // Slow path: a SlowPath object is usable only on the application thread of
-// a running runtime, outside another SlowPath (the interposed calls' own
-// work, the MPI calls they make, and anything those call are not prepared
-// again), and when no fatal error is ending the process. Elsewhere the
-// caller makes the real call unchanged.
+// a running runtime (not in a child process it forked), outside another
+// SlowPath (the interposed calls' own work, the MPI calls they make, and
+// anything those call are not prepared again), and when no fatal error is
+// ending the process. Elsewhere the caller makes the real call unchanged.
 //
 // Thread owner: the application thread for SlowPath and everything it
 // does; the published range is written by the application thread (start,

@@ -482,4 +482,75 @@ TEST(SharedMpi, CollectivesOnSharedBuffers) {
   for (int r = 0; r < nprocs(); ++r) expect_values(slices + r * kN, 0, kN);
 }
 
+TEST(SharedMpi, MoreCollectivesOnSharedBuffers) {
+  double* src = shared_array(kN, true);
+  auto* slices = static_cast<double*>(scopedsm_alloc(nprocs() * kBytes));
+  scopedsm_barrier();
+  double* mine = slices + rank() * kN;
+  const size_t per = kN / nprocs();
+  const int n = nprocs();
+  auto expect_slices = [&](const char* what, auto want, size_t len) {
+    scopedsm_barrier();
+    size_t bad = 0;
+    for (int r = 0; r < n; ++r)
+      for (size_t i = 0; i < len; ++i) bad += slices[r * kN + i] != want(r, i);
+    EXPECT_EQ(bad, 0u) << "after " << what << " (rank " << rank() << ")";
+    scopedsm_barrier();
+  };
+
+  // Scatter: rank 0's shared source, a block to each process's slice.
+  EXPECT_EQ(MPI_Scatter(src, per, MPI_DOUBLE, mine, per, MPI_DOUBLE, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+  expect_slices("MPI_Scatter", [&](int r, size_t i) { return value(r * per + i); }, per);
+
+  // Alltoall: block j of the source to process j, placed by sender.
+  EXPECT_EQ(MPI_Alltoall(src, per, MPI_DOUBLE, mine, per, MPI_DOUBLE, MPI_COMM_WORLD), MPI_SUCCESS);
+  expect_slices("MPI_Alltoall", [&](int r, size_t i) { return value(r * per + i % per); }, per * n);
+
+  // Allgather: each process's block of the source, into every slice.
+  EXPECT_EQ(MPI_Allgather(src + rank() * per, per, MPI_DOUBLE, mine, per, MPI_DOUBLE, MPI_COMM_WORLD), MPI_SUCCESS);
+  expect_slices("MPI_Allgather", [&](int, size_t i) { return value(i); }, per * n);
+
+  // Gatherv with gaps: block r at 2 * r * (per / 2); the gaps keep what they held.
+  std::vector<int> counts(n, static_cast<int>(per / 2)), displs(n);
+  for (int r = 0; r < n; ++r) displs[r] = static_cast<int>(r * per);
+  EXPECT_EQ(MPI_Gatherv(src + rank() * per, per / 2, MPI_DOUBLE, slices, counts.data(), displs.data(), MPI_DOUBLE, 0,
+                        MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  expect_slices("MPI_Gatherv", [&](int, size_t i) { return value(i); }, per * n);
+
+  // Reduce to rank 0's slice.
+  EXPECT_EQ(MPI_Reduce(src, slices, kN, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+  scopedsm_barrier();
+  size_t bad = 0;
+  for (size_t i = 0; i < kN; ++i) bad += slices[i] != value(i) * n;
+  EXPECT_EQ(bad, 0u) << "after MPI_Reduce";
+  scopedsm_barrier();
+}
+
+TEST(SharedMpi, FileWriteAndReadOfSharedBuffers) {
+  // MPI-IO: the library reads and writes the buffer itself, and with
+  // system calls made inside MPI.
+  double* src = shared_array(kN, true);
+  double* dst = shared_array(kN, false);
+  if (rank() == 0) {
+    const std::string path = temp_path("mpiio");
+    MPI_File f;
+    EXPECT_EQ(MPI_File_open(MPI_COMM_SELF, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &f),
+              MPI_SUCCESS);
+    MPI_Status st;
+    EXPECT_EQ(MPI_File_write_at(f, 0, src, kN, MPI_DOUBLE, &st), MPI_SUCCESS);
+    read_some(dst, kN);
+    EXPECT_EQ(MPI_File_read_at(f, 0, dst, kN / 2, MPI_DOUBLE, &st), MPI_SUCCESS);
+    int count = 0;
+    MPI_Get_count(&st, MPI_DOUBLE, &count);
+    EXPECT_EQ(count, static_cast<int>(kN / 2));
+    MPI_Request r;
+    EXPECT_EQ(MPI_File_iread_at(f, kBytes / 2, dst + kN / 2, kN / 2, MPI_DOUBLE, &r), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
+    EXPECT_EQ(MPI_File_close(&f), MPI_SUCCESS);
+    unlink(path.c_str());
+  }
+  expect_values(dst, 0, kN);
+}
+
 }  // namespace
