@@ -424,6 +424,18 @@ ssize_t do_sendmsg(int fd, const struct msghdr* m, int flags) {
       });
 }
 
+// A stdio call on shared memory from a thread that cannot prepare it:
+// unchanged, but a short count the protection caused is an error.
+template <typename Call>
+size_t unprepared_stdio(const char* call, Call real, size_t n, const void* ptr, size_t bytes) {
+  const int saved_errno = errno;
+  errno = 0;
+  const size_t done = real();
+  if (done < n && errno == EFAULT) shared_access::report_foreign_fault(call, ptr, bytes);
+  if (errno == 0) errno = saved_errno;
+  return done;
+}
+
 // fread and fwrite, locked (the stream is locked around all of a split
 // call's chunks, as around one call) or unlocked (the caller holds it).
 size_t do_fread(bool locked, void* ptr, size_t size, size_t n, FILE* stream) {
@@ -431,7 +443,7 @@ size_t do_fread(bool locked, void* ptr, size_t size, size_t n, FILE* stream) {
   size_t bytes = 0;
   if (__builtin_mul_overflow(size, n, &bytes) || !may_reach(ptr, bytes)) return real.get()(ptr, size, n, stream);
   SlowPath sp;
-  if (!sp.usable()) return real.get()(ptr, size, n, stream);
+  if (!sp.usable()) return unprepared_stdio("fread", [&] { return real.get()(ptr, size, n, stream); }, n, ptr, bytes);
   struct iovec one = {ptr, bytes};
   const SharedSpan span = span_of(sp);
   if (units_touched(span, &one, 1) <= sp.chunk_pages() || bytes > static_cast<size_t>(SSIZE_MAX)) {
@@ -452,7 +464,7 @@ size_t do_fwrite(bool locked, const void* ptr, size_t size, size_t n, FILE* stre
   size_t bytes = 0;
   if (__builtin_mul_overflow(size, n, &bytes) || !may_reach(ptr, bytes)) return real.get()(ptr, size, n, stream);
   SlowPath sp;
-  if (!sp.usable()) return real.get()(ptr, size, n, stream);
+  if (!sp.usable()) return unprepared_stdio("fwrite", [&] { return real.get()(ptr, size, n, stream); }, n, ptr, bytes);
   struct iovec one = {const_cast<void*>(ptr), bytes};
   const SharedSpan span = span_of(sp);
   if (units_touched(span, &one, 1) <= sp.chunk_pages() || bytes > static_cast<size_t>(SSIZE_MAX)) {
