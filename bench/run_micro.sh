@@ -71,6 +71,7 @@ runs=(
   "write_fault_release|2|write_fault_release ${sizes[*]}"
   "lock_uncontended|2|lock_uncontended ${sizes[*]}"
   "receive_modes|2|receive_modes ${sizes[*]}"
+  "interpose|1|interpose"
   "barrier_np2|2|barrier ${sizes[*]}"
   "barrier_np4|4|barrier ${sizes[*]}"
   "amo_barrier_np2|2|amo_barrier ${sizes[*]}"

@@ -336,9 +336,14 @@ const char *scopedsm_version(void);
 int scopedsm_describe(char *buf, size_t len);
 
 /* Makes [addr, addr+len) of shared memory accessible (for writing if
- * for_write) without faults, for handing it to the kernel (read(), write())
- * or to MPI, which cannot take ScopeDSM's page faults. Addresses outside the
- * shared region are ignored. */
+ * for_write) without faults, as an access by this process now. Programs do
+ * not need it for system calls (read, write, send, fread, ...) or the MPI
+ * calls ScopeDSM stands in for: those prepare shared memory themselves
+ * (docs/MEMORY_MODEL.md, "System calls and libraries on shared memory").
+ * It serves a library or call that does not, such as one-sided MPI; the
+ * range stays accessible until this process's next access to other shared
+ * memory or synchronization call. At most SCOPEDSM_CACHE_PAGES pages homed
+ * elsewhere at once. Addresses outside the shared region are ignored. */
 void scopedsm_prepare(const void *addr, size_t len, int for_write);
 
 /* Re-homing on next touch (docs/PROTOCOL.md §6c, docs/ALLOCATION.md).

@@ -19,6 +19,7 @@ LAYERS = {
     "runtime": 5,
     "api": 6,
     "omp": 6,
+    "interpose": 6,
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"')
 

@@ -253,7 +253,8 @@ const std::vector<ConfigVariable>& config_variables() {
        "auto-over-hints (automatic hints act inside ranges the program's prefetch hints named), no-wait-reports "
        "(no process reports its synchronization waits, so deadlocks go unfound), omp-lock-scope (OpenMP locks and "
        "critical sections acquire only the lock's scope), omp-keep-pinned (copies of an OpenMP master's stack survive "
-       "acquires); "
+       "acquires), interpose-direct (system calls, stdio and MPI calls on shared memory go straight to the real "
+       "functions); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race, and "
        "hang-in-finalize, in which rank 1's MPI_Finalize never returns) to prove tests can fail."},
       {"SCOPEDSM_STRICT", "off",

@@ -60,6 +60,7 @@ enum class TestFault : uint32_t {
   kNoWaitReports = 1u << 28,     // no process reports its synchronization waits to rank 0: deadlocks go unfound
   kOmpLockScope = 1u << 29,      // OpenMP's locks and critical sections acquire only the lock's scope, not everything: stale reads
   kOmpKeepPinned = 1u << 30,     // copies of pinned pages (an OpenMP master's stack) survive acquires: stale reads
+  kInterposeDirect = 1u << 31,   // interposed calls (read, write, fwrite, MPI_Send, ...) go straight to the real functions: EFAULT, short counts, failed single-copy transfers
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -98,6 +99,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kNoWaitReports, "no-wait-reports"},
     {TestFault::kOmpLockScope, "omp-lock-scope"},
     {TestFault::kOmpKeepPinned, "omp-keep-pinned"},
+    {TestFault::kInterposeDirect, "interpose-direct"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this

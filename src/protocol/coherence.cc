@@ -243,22 +243,37 @@ void Coherence::handle_fault(uint64_t page, Access access) {
 }
 
 void Coherence::prepare(uint64_t first, uint64_t count, Access access, const char* call) {
-  uint64_t remote = 0;
-  for (uint64_t p = first; p < first + count; ++p)
-    if (!is_home_state((*pages_)[p].state)) ++remote;
-  if (remote > cache_->capacity())
+  const PrepareRange range{first, count, access};
+  if (!try_prepare(&range, 1)) {
+    uint64_t remote = 0;
+    for (uint64_t p = first; p < first + count; ++p)
+      if (!is_home_state((*pages_)[p].state)) ++remote;
     fatal("%s: %" PRIu64 " pages homed elsewhere cannot all be cached at once (SCOPEDSM_CACHE_PAGES=%" PRIu64
           "); prepare a smaller range, or copy through a private buffer",
           call, remote, cache_->capacity());
-  // While this range is being made valid, its own pages are not evicted.
-  pin_first_ = first;
-  pin_end_ = first + count;
-  for (uint64_t p = first; p < first + count; ++p) {
-    PageState st = (*pages_)[p].state;
-    bool ok = access == Access::kWrite ? prot_for(st) == Prot::kReadWrite : prot_for(st) != Prot::kNone;
-    if (!ok) handle_fault(p, access);
   }
-  pin_first_ = pin_end_ = 0;
+}
+
+bool Coherence::try_prepare(const PrepareRange* ranges, size_t n) {
+  uint64_t remote = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (uint64_t p = ranges[i].first; p < ranges[i].first + ranges[i].count; ++p)
+      if (!is_home_state((*pages_)[p].state)) ++remote;
+  if (remote > cache_->capacity()) return false;
+  // While the ranges are being made valid, their own pages are not evicted.
+  pins_.clear();
+  for (size_t i = 0; i < n; ++i)
+    if (ranges[i].count > 0) pins_.emplace_back(ranges[i].first, ranges[i].first + ranges[i].count);
+  for (size_t i = 0; i < n; ++i) {
+    const Access access = ranges[i].access;
+    for (uint64_t p = ranges[i].first; p < ranges[i].first + ranges[i].count; ++p) {
+      PageState st = (*pages_)[p].state;
+      bool ok = access == Access::kWrite ? prot_for(st) == Prot::kReadWrite : prot_for(st) != Prot::kNone;
+      if (!ok) handle_fault(p, access);
+    }
+  }
+  pins_.clear();
+  return true;
 }
 
 uint32_t Coherence::obtain_slot(uint64_t page) {
@@ -266,8 +281,8 @@ uint32_t Coherence::obtain_slot(uint64_t page) {
   if (slot == kNoSlot && room_for_hint(1) == 1) slot = cache_->take_free();  // a released page's slot first
   if (slot == kNoSlot) {
     uint32_t victim = cache_->next_victim();
-    while (cache_->page_in(victim) >= pin_first_ && cache_->page_in(victim) < pin_end_)
-      victim = cache_->next_victim();  // terminates: prepare() pins fewer pages than the cache holds
+    while (pinned(cache_->page_in(victim)))
+      victim = cache_->next_victim();  // terminates: try_prepare() pins fewer remote pages than the cache holds
     evict(victim);
     slot = cache_->take_free();
   }
@@ -280,8 +295,8 @@ uint32_t Coherence::obtain_slot(uint64_t page) {
 }
 
 uint32_t Coherence::run_length(uint64_t page, int home) const {
-  // prepare() pins its range and must fit it in the cache: no runs then.
-  if (max_run_ <= 1 || pin_end_ != 0 || page == 0) return 1;
+  // prepare() pins its ranges and must fit them in the cache: no runs then.
+  if (max_run_ <= 1 || !pins_.empty() || page == 0) return 1;
   // Only a reader that has just read the previous page gets a run.
   const PageState before = (*pages_)[page - 1].state;
   if (before != PageState::kReadOnly && before != PageState::kReadWrite && before != PageState::kPrefetched) return 1;
@@ -536,7 +551,7 @@ uint32_t Coherence::room_for_hint(uint32_t want) {
   uint32_t page = 0;
   while (free < want && released_copies_.take(&page)) {
     PageMeta& q = (*pages_)[page];
-    if (q.slot == kNoSlot || (page >= pin_first_ && page < pin_end_)) continue;
+    if (q.slot == kNoSlot || pinned(page)) continue;
     const bool dirty = q.state == PageState::kReadWrite;
     evict(q.slot);
     ++stats_->pages_released;
@@ -651,8 +666,8 @@ void Coherence::release_pages(uint64_t first, uint64_t count, uint32_t priority,
 }
 
 void Coherence::auto_hint(uint64_t page, bool demand) {
-  // prepare() pins its range and must fit it in the cache: no hints then.
-  if (!auto_hints_ || pin_end_ != 0) return;
+  // prepare() pins its ranges and must fit them in the cache: no hints then.
+  if (!auto_hints_ || !pins_.empty()) return;
   // The program is using the page: a release named earlier no longer holds
   // (and the prefetches below must not take its slot).
   released_copies_.remove(static_cast<uint32_t>(page));
@@ -1281,7 +1296,9 @@ void Coherence::relieve_map_pressure() {
     uint64_t page = cache_->page_in(static_cast<uint32_t>(slot));
     if (page >= pages_->num_pages()) continue;
     const PageState st = (*pages_)[page].state;
-    if (st == PageState::kReadOnly || st == PageState::kPrefetched) clean.push_back(static_cast<uint32_t>(page));
+    // Pages prepare() has made valid stay so (the kernel is about to use them).
+    if ((st == PageState::kReadOnly || st == PageState::kPrefetched) && !pinned(page))
+      clean.push_back(static_cast<uint32_t>(page));
   }
   std::sort(clean.begin(), clean.end());
   SCOPEDSM_LOG(LogLevel::kInfo, "protection boundaries near the vm.max_map_count budget: dropping %zu clean cached pages",

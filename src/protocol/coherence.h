@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "common/config.h"
@@ -38,6 +39,14 @@
 namespace scopedsm {
 
 enum class Access { kRead, kWrite, kUnknown };
+
+// Pages [first, first + count) that the kernel or a library is about to
+// read (kRead) or write (kWrite) on the program's behalf.
+struct PrepareRange {
+  uint64_t first = 0;
+  uint64_t count = 0;
+  Access access = Access::kRead;
+};
 
 // What the coherence engine works with. The runtime owns every part and
 // keeps it alive as long as the engine.
@@ -128,6 +137,16 @@ class Coherence {
   // take our faults (system calls see EFAULT). The range must fit the cache;
   // if not, the report names `call`.
   void prepare(uint64_t first, uint64_t count, Access access, const char* call);
+  // The same for several ranges at once (the buffers of one system call or
+  // MPI call), each with its own access: while any is being made valid,
+  // none of their pages is evicted, so all are valid together on return.
+  // Returns false, having changed nothing, if their pages homed elsewhere
+  // (counted once per range they appear in) outnumber the cache's slots.
+  // Pages must be allocated. Nothing but this thread's own later accesses
+  // and synchronization calls changes their protections afterwards.
+  bool try_prepare(const PrepareRange* ranges, size_t n);
+  // The cache's capacity in pages (SCOPEDSM_CACHE_PAGES).
+  uint64_t cache_capacity() const { return cache_->capacity(); }
 
   // Hints (scopedsm_prefetch, scopedsm_release; docs/PROTOCOL.md §2.6).
   // Non-binding: they never fault, never change a result, and are dropped
@@ -366,8 +385,14 @@ class Coherence {
   ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
   uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)
   std::vector<std::pair<uint64_t, const char*>> guards_;  // place_guard
-  uint64_t pin_first_ = 0;  // pages prepare() is making valid: not evicted meanwhile
-  uint64_t pin_end_ = 0;
+  // Pages prepare() is making valid, as [first, end) ranges: not evicted,
+  // nor dropped to relieve map pressure, meanwhile. Empty otherwise.
+  std::vector<std::pair<uint64_t, uint64_t>> pins_;
+  bool pinned(uint64_t page) const {
+    for (const auto& [first, end] : pins_)
+      if (page >= first && page < end) return true;
+    return false;
+  }
 };
 
 }  // namespace scopedsm

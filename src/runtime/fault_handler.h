@@ -29,10 +29,11 @@
 //  3. The application itself is not inside MPI or malloc either, unless it
 //     hands an invalid shared page to a library or the kernel. The
 //     runtime's own calls that do so (jia_send, jia_recv and the other
-//     message-passing calls) first make the range valid with
-//     Runtime::prepare, which faults nothing; a program that passes shared
-//     memory to MPI directly must call scopedsm_prepare first (README,
-//     "Shared memory and system calls").
+//     message-passing calls) copy through private buffers, and the calls
+//     src/interpose stands in for (system calls, stdio, MPI) make the range
+//     valid first (runtime/shared_access.h), which faults nothing; for any
+//     other library call a program makes it valid with scopedsm_prepare
+//     (README, "Shared memory and system calls").
 //  4. Serving inside the handler cannot fault again or wait: request
 //     handlers use only the alias view and never wait for another process
 //     (docs/PROTOCOL.md, "Deadlock freedom"), and Service's serve mutex is

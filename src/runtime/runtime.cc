@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "runtime/blocked_read.h"
 #include "runtime/fault_handler.h"
+#include "runtime/shared_access.h"
 
 namespace scopedsm {
 
@@ -177,6 +178,8 @@ void finalize_at_exit() {
 }  // namespace
 
 bool Runtime::running() { return g_lifecycle.load() == Lifecycle::kRunning; }
+
+Runtime* Runtime::active() { return running() ? g_runtime : nullptr; }
 
 bool Runtime::on_application_thread() const { return current_tid() == app_tid_; }
 
@@ -341,6 +344,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
                                        SyncClient::ServeHere{&service_->locks(), &service_->home(), &service_->serve_mutex()});
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
   app_tid_ = current_tid();
+  shared_access::set_application_thread();
   install_fault_handler(&Runtime::on_region_fault);
   state_->stats.set_segv_cost_ns(calibrate_fault_cost());
   state_->stats.set_origin_ns(start_ns_);
@@ -455,6 +459,12 @@ void Runtime::place(ApiCall call, const std::string& call_text, const AllocLayou
   }, call.name, pinned);
   next_page_ = layout.first_page + layout.pages;
   s.pages.set_allocated(next_page_);
+  // System calls and MPI calls on the new memory now prepare it
+  // (runtime/shared_access.h); not under the negative control.
+  if ((s.config.test_faults & static_cast<uint32_t>(TestFault::kInterposeDirect)) == 0) {
+    const auto base = reinterpret_cast<uintptr_t>(s.region.base());
+    shared_access::publish(base, base + next_page_ * s.region.page_size());
+  }
   // Phase 2: nobody touches the new pages before every home has set them up.
   sync_->collective(call_text + " [pages placed]", {});
 }
@@ -616,6 +626,7 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   s.node.finalize();
   reports_.write_trace(s.stats);
 
+  shared_access::publish(0, 0);
   g_fault_target.store(nullptr, std::memory_order_release);
   g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.app(keep_pages_)));
   g_retired_end.store(reinterpret_cast<uintptr_t>(s.region.base()) + s.region.bytes());

@@ -36,6 +36,8 @@ class Runtime {
   // The running instance; reports a call before init or after finalize.
   static Runtime& require_running(ApiCall call);
   static bool running();
+  // The running instance, or null (before init, after finalize).
+  static Runtime* active();
   // The thread that called init: the one application thread.
   bool on_application_thread() const;
 

@@ -103,6 +103,9 @@ namespace scopedsm {
   X(taskmig_decisions)           \
   X(taskmig_moved)               \
   X(taskmig_rehomed)             \
+  X(interposed_calls)            \
+  X(interposed_chunks)           \
+  X(interposed_bounced_bytes)    \
   X(t_data_ns)                   \
   X(t_syn_ns)                    \
   X(t_diff_make_ns)              \

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <thread>
 #include <unistd.h>
 
 #include "scopedsm.hpp"
@@ -81,6 +83,22 @@ int main(int argc, char** argv) {
       } else {
         scopedsm::wait();
         scopedsm::LockGuard guard(0);
+      }
+    }
+    // A system call on shared memory from a thread other than the one that
+    // initialized ScopeDSM: it cannot be prepared there, and the kernel's
+    // EFAULT (the first page is homed at rank 1, invalid here) is reported.
+    if (is(c, "write_from_other_thread")) {
+      const std::size_t page = scopedsm_page_size();
+      char* a = scopedsm::alloc_array<char>(8 * page, scopedsm::Cyclic{page, 0});
+      scopedsm::barrier();
+      if (scopedsm::rank() == 0) {
+        const int fd = open("/tmp", O_TMPFILE | O_WRONLY, 0600);
+        std::thread other([&] {
+          if (write(fd, a + page, 4 * page) < 0) std::perror("write");
+        });
+        other.join();
+        close(fd);
       }
     }
     // config_bad: never reached, the Runtime rejects the environment.
