@@ -170,6 +170,50 @@ size_t __wrap_malloc_usable_size(void* p) {
   return malloc_usable_size(p);
 }
 
+// The program's own calls of new and delete (the link wraps them, see
+// scopedsm-cc): where a runtime replaces operator new for the whole process
+// before ScopeDSM's (AddressSanitizer does), the program's direct calls and
+// the templates instantiated in it still come to the shared heap.
+void* __wrap__Znwm(size_t n) {
+  if (void* p = take("operator new", n == 0 ? 1 : n, 16)) return p;
+  return ::operator new(n);
+}
+void* __wrap__Znam(size_t n) { return __wrap__Znwm(n); }
+void* __wrap__ZnwmSt11align_val_t(size_t n, std::align_val_t a) {
+  if (void* p = take("operator new", n == 0 ? 1 : n, static_cast<size_t>(a))) return p;
+  return ::operator new(n, a);
+}
+void* __wrap__ZnamSt11align_val_t(size_t n, std::align_val_t a) { return __wrap__ZnwmSt11align_val_t(n, a); }
+void* __wrap__ZnwmRKSt9nothrow_t(size_t n, const std::nothrow_t&) noexcept {
+  if (void* p = take("operator new", n == 0 ? 1 : n, 16)) return p;
+  return ::operator new(n, std::nothrow);
+}
+void* __wrap__ZnamRKSt9nothrow_t(size_t n, const std::nothrow_t& t) noexcept { return __wrap__ZnwmRKSt9nothrow_t(n, t); }
+void __wrap__ZdlPv(void* p) noexcept {
+  if (shared(p)) {
+    if (Runtime::running()) scopedsm::omp::free_shared("operator delete", p);
+    return;
+  }
+  ::operator delete(p);
+}
+void __wrap__ZdaPv(void* p) noexcept { __wrap__ZdlPv(p); }
+void __wrap__ZdlPvm(void* p, size_t) noexcept { __wrap__ZdlPv(p); }
+void __wrap__ZdaPvm(void* p, size_t) noexcept { __wrap__ZdlPv(p); }
+void __wrap__ZdlPvSt11align_val_t(void* p, std::align_val_t a) noexcept {
+  if (shared(p)) {
+    if (Runtime::running()) scopedsm::omp::free_shared("operator delete", p);
+    return;
+  }
+  ::operator delete(p, a);
+}
+void __wrap__ZdaPvSt11align_val_t(void* p, std::align_val_t a) noexcept { __wrap__ZdlPvSt11align_val_t(p, a); }
+void __wrap__ZdlPvmSt11align_val_t(void* p, size_t, std::align_val_t a) noexcept {
+  __wrap__ZdlPvSt11align_val_t(p, a);
+}
+void __wrap__ZdaPvmSt11align_val_t(void* p, size_t, std::align_val_t a) noexcept {
+  __wrap__ZdlPvSt11align_val_t(p, a);
+}
+
 // The program's own SIGSEGV handler does not replace ScopeDSM's: it gets
 // the faults outside the shared region (runtime/fault_handler.h).
 int __wrap_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {

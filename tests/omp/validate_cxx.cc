@@ -16,6 +16,17 @@
 
 namespace {
 
+// Under AddressSanitizer, whose operator new takes the place of ScopeDSM's
+// for the whole process, libstdc++'s own allocations (a std::string's
+// buffer, grown inside libstdc++) stay private to the process that makes
+// them (docs/OPENMP.md, "Limits"); the program's own new and the
+// containers instantiated in it are still shared.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kStringsShared = false;
+#else
+constexpr bool kStringsShared = true;
+#endif
+
 int failures = 0;
 void expect(bool ok, const char* what) {
   if (!ok) {
@@ -58,8 +69,11 @@ int main() {
 #pragma omp master
     threads = omp_get_num_threads();
     for (size_t i = 0; i < g_values.size(); i++) bad_values += g_values[i] != i * 0.5;
-    bad_name += g_name.size() != 73 || g_name.compare(0, 6, "a name") != 0;
-    for (int i = 0; i < 50; i++) bad_table += g_table.at(i) != "entry " + std::to_string(i) + " of the table, long enough to allocate";
+    if (kStringsShared) {
+      bad_name += g_name.size() != 73 || g_name.compare(0, 6, "a name") != 0;
+      for (int i = 0; i < 50; i++)
+        bad_table += g_table.at(i) != "entry " + std::to_string(i) + " of the table, long enough to allocate";
+    }
 #pragma omp for
     for (size_t i = 0; i < local.size(); i++) local_sum += local[i];
     // Objects made and destroyed inside the region, by every thread.
@@ -82,13 +96,16 @@ int main() {
   expect(grid.sum() == want, "a member function's parallel loop");
 
   // Strings built inside the region by each thread, gathered by the master.
-  std::vector<std::string> names(static_cast<size_t>(threads));
+  if (kStringsShared) {
+    std::vector<std::string> names(static_cast<size_t>(threads));
 #pragma omp parallel
-  names[static_cast<size_t>(omp_get_thread_num())] = "thread " + std::to_string(omp_get_thread_num()) +
-                                                     " wrote this string, long enough to be on the heap";
-  for (int t = 0; t < threads; t++)
-    expect(names[static_cast<size_t>(t)] == "thread " + std::to_string(t) + " wrote this string, long enough to be on the heap",
-           "strings made by the team, read by the master");
+    names[static_cast<size_t>(omp_get_thread_num())] = "thread " + std::to_string(omp_get_thread_num()) +
+                                                       " wrote this string, long enough to be on the heap";
+    for (int t = 0; t < threads; t++)
+      expect(names[static_cast<size_t>(t)] ==
+                 "thread " + std::to_string(t) + " wrote this string, long enough to be on the heap",
+             "strings made by the team, read by the master");
+  }
   if (failures == 0) std::printf("validate_cxx: ok (%d threads)\n", threads);
   return failures == 0 ? 0 : 1;
 }

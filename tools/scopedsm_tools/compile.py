@@ -110,7 +110,11 @@ SOURCE_SUFFIXES = (".c", ".i", ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C
 
 # What an OpenMP program's own calls are redirected to (omp/program_abi.cc).
 OMP_WRAPPED = ("main", "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
-               "memalign", "valloc", "malloc_usable_size", "sigaction", "signal")
+               "memalign", "valloc", "malloc_usable_size", "sigaction", "signal",
+               # C++'s new and delete (Itanium ABI names)
+               "_Znwm", "_Znam", "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t", "_ZnwmRKSt9nothrow_t",
+               "_ZnamRKSt9nothrow_t", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvSt11align_val_t",
+               "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t")
 # Fortran's main also sets the Fortran runtime's options (and its SIGSEGV handler).
 OMP_WRAPPED_FORTRAN = ("_gfortran_set_options",)
 
