@@ -253,10 +253,18 @@ def fortran_legacy_flags(user_args):
     return []
 
 
+def without_libgomp(args):
+    """The user's arguments without libgomp (-lgomp, a path to libgomp.so or .a): an OpenMP program links
+    ScopeDSM's runtime instead, and libgomp earlier on the line would take its place."""
+    return [a for a in args if a != "-lgomp" and not os.path.basename(a).startswith(("libgomp.so", "libgomp.a"))]
+
+
 def build_command(config, lang, args, compiler, seq, legacy, name="scopedsm-cc"):
     """The compiler command for `args` (the user's arguments without our options)."""
     link = not any(a in NO_LINK for a in args)
     omp = openmp(args) and not seq
+    if omp:
+        args = without_libgomp(args)
     compiles = any(not a.startswith("-") and a.endswith(SOURCE_SUFFIXES) for a in args)
     cmd = [compiler]
     cmd += legacy

@@ -32,6 +32,36 @@ class CompileTest(unittest.TestCase):
         cmd = wrapper.build_command(CONFIG, "c++", ["x.cc"], "c++", False, [])
         self.assertIn("-DOMPI_SKIP_MPICXX=1", cmd)
 
+    def test_openmp_links_scopedsms_runtime_not_libgomp(self):
+        import contextlib
+        import io
+        with contextlib.redirect_stderr(io.StringIO()):  # (the plugin warning: no plugin in this fake build)
+            cmd = wrapper.build_command(CONFIG, "c", ["-fopenmp", "x.c", "-lgomp", "-o", "x"], "cc", False, [])
+        self.assertIn("-fno-inline-atomics", cmd)
+        self.assertIn("-no-pie", cmd)
+        self.assertIn("-lscopedsm_omp", cmd)
+        self.assertIn("-Wl,-T,/b/src/scopedsm_omp.ld", cmd)
+        self.assertNotIn("-lgomp", cmd, "a -lgomp of the user's would take the runtime's place")
+        wraps = next(a for a in cmd if a.startswith("-Wl,--wrap="))
+        for f in ("main", "malloc", "free", "_Znwm", "sigaction"):
+            self.assertIn(f"--wrap={f}", wraps)
+        self.assertNotIn("_gfortran_set_options", wraps, "only Fortran links wrap the Fortran runtime's options")
+        self.assertLess(cmd.index("-lscopedsm_omp"), cmd.index("-lscopedsm"), "the OpenMP runtime first")
+        self.assertEqual(cmd[-1], "-Wl,--as-needed", "libgomp, which -fopenmp adds after, is dropped")
+
+    def test_openmp_compile_only_adds_no_link_flags(self):
+        import contextlib
+        import io
+        with contextlib.redirect_stderr(io.StringIO()):
+            cmd = wrapper.build_command(CONFIG, "c", ["-fopenmp", "-c", "x.c"], "cc", False, [])
+        self.assertIn("-fno-inline-atomics", cmd)
+        self.assertNotIn("-no-pie", cmd)
+        self.assertNotIn("-lscopedsm_omp", cmd)
+
+    def test_openmp_simd_is_not_openmp(self):
+        cmd = wrapper.build_command(CONFIG, "c", ["-fopenmp-simd", "x.c"], "cc", False, [])
+        self.assertNotIn("-lscopedsm_omp", cmd)
+
     def test_user_std_replaces_ours(self):
         self.assertEqual(wrapper.legacy_flags(CONFIG, "/usr/bin/cc", ["x.c"]), ["-Wno-implicit-int", "-std=gnu17"])
         self.assertEqual(wrapper.legacy_flags(CONFIG, "/usr/bin/cc", ["-std=c99", "x.c"]), ["-Wno-implicit-int"])
