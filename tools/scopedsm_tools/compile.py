@@ -120,8 +120,16 @@ OMP_WRAPPED_FORTRAN = ("_gfortran_set_options",)
 
 
 def openmp(args):
-    """Whether the user asked for OpenMP (-fopenmp; not -fopenmp-simd, which needs no runtime)."""
-    return any(a == "-fopenmp" or a.startswith("-fopenmp=") for a in args)
+    """Whether the user asked for OpenMP: -fopenmp (not -fopenmp-simd, which needs no runtime), or, at a link
+    without it, an OpenMP runtime named among the libraries (CMake's OpenMP::OpenMP_C links the libraries
+    its check found, libgomp or ScopeDSM's, without -fopenmp)."""
+    for a in args:
+        if a == "-fopenmp" or a.startswith("-fopenmp=") or a == "-lgomp":
+            return True
+        base = os.path.basename(a)
+        if base.startswith(("libgomp.so", "libgomp.a", "libscopedsm_omp")):
+            return True
+    return False
 
 
 def omp_plugin(config):
@@ -254,9 +262,11 @@ def fortran_legacy_flags(user_args):
 
 
 def without_libgomp(args):
-    """The user's arguments without libgomp (-lgomp, a path to libgomp.so or .a): an OpenMP program links
-    ScopeDSM's runtime instead, and libgomp earlier on the line would take its place."""
-    return [a for a in args if a != "-lgomp" and not os.path.basename(a).startswith(("libgomp.so", "libgomp.a"))]
+    """The user's arguments without libgomp (-lgomp, a path to libgomp.so or .a) and ScopeDSM's own OpenMP
+    libraries (which the wrapper adds where they belong): an OpenMP program links ScopeDSM's runtime instead,
+    and libgomp earlier on the line would take its place."""
+    return [a for a in args if a != "-lgomp" and
+            not os.path.basename(a).startswith(("libgomp.so", "libgomp.a", "libscopedsm_omp"))]
 
 
 def build_command(config, lang, args, compiler, seq, legacy, name="scopedsm-cc"):

@@ -58,6 +58,16 @@ class CompileTest(unittest.TestCase):
         self.assertNotIn("-no-pie", cmd)
         self.assertNotIn("-lscopedsm_omp", cmd)
 
+    def test_a_link_naming_an_openmp_runtime_is_an_openmp_link(self):
+        # CMake's OpenMP::OpenMP_C links the libraries FindOpenMP found, without -fopenmp.
+        cmd = wrapper.build_command(CONFIG, "c", ["x.o", "/b/src/libscopedsm_omp_start.a", "/b/src/libscopedsm_omp.so",
+                                                  "/usr/lib/gcc/x86_64-linux-gnu/12/libgomp.so", "-o", "x"],
+                                    "cc", False, [])
+        self.assertIn("-no-pie", cmd)
+        self.assertEqual(sum(1 for a in cmd if "libscopedsm_omp" in a or a == "-lscopedsm_omp"), 2,
+                         "the runtime's libraries once each, where the wrapper puts them")
+        self.assertFalse(any("libgomp" in a for a in cmd))
+
     def test_openmp_simd_is_not_openmp(self):
         cmd = wrapper.build_command(CONFIG, "c", ["-fopenmp-simd", "x.c"], "cc", False, [])
         self.assertNotIn("-lscopedsm_omp", cmd)
