@@ -5,7 +5,8 @@
 
 --md prints a Markdown table instead of aligned columns.
 
-One row per benchmark: the median of each run's median, of its baseline
+One row per benchmark: the median of each run's median, of its 90th
+percentile (`extra.p90`, where the program reports one), of its baseline
 median and of its ratio (one value per run, so with several runs the spread
 between runs shows), the target and whether the median ratio meets it.
 """
@@ -35,14 +36,16 @@ def main(paths, markdown=False):
                     rows[name] = []
                     order.append(name)
                 rows[name].append(entry)
-    header = ["bench", "unit", "runs", "median", "(per run)", "baseline", "ratio", "(per run)", "target", "meets"]
+    header = ["bench", "unit", "runs", "median", "(per run)", "p90", "baseline", "ratio", "(per run)", "target",
+              "meets"]
     table = [header]
     for name in order:
         ok = [e for e in rows[name] if "error" not in e]
         if not ok:
-            table.append([name, "", str(len(rows[name])), "error"] + [""] * 6)
+            table.append([name, "", str(len(rows[name])), "error"] + [""] * 7)
             continue
         med = [e["median"] for e in ok]
+        p90 = [e["extra"]["p90"] for e in ok if isinstance(e.get("extra"), dict) and "p90" in e["extra"]]
         base = [e["baseline"]["median"] for e in ok if e.get("baseline")]
         ratio = [e["ratio"] for e in ok if e.get("ratio") is not None]
         target = ok[0].get("target_ratio")
@@ -50,7 +53,7 @@ def main(paths, markdown=False):
         meets = "-" if target is None or m_ratio is None else ("yes" if m_ratio <= target else "NO")
         table.append([
             name, ok[0]["unit"], str(len(ok)), fmt(statistics.median(med)), " ".join(fmt(x) for x in med),
-            fmt(statistics.median(base)) if base else "-", fmt(m_ratio), " ".join(fmt(x) for x in ratio),
+            fmt(statistics.median(p90)) if p90 else "-", fmt(statistics.median(base)) if base else "-", fmt(m_ratio), " ".join(fmt(x) for x in ratio),
             fmt(target), meets,
         ])
     if markdown:

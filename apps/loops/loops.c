@@ -1,6 +1,6 @@
 /*
  * loops - the loop-scheduling kernels of the JIAJIA dissertation's chapter 5
- * (its §5.5.2; digest seed-003 §6.6; docs/STUDIES.md §3b): SOR, Jacobi
+ * (its §5.5.2; digest seed-003 §6.6; docs/STUDIES.md §4): SOR, Jacobi
  * iteration (JI), transitive closure (TC), matrix multiply (MAT) and adjoint
  * convolution (AC), each a DOALL loop over the shared space whose iterations
  * are handed out by the loop API (jia_settask / jia_gettask,

@@ -25,7 +25,7 @@
 // "Exactly one fault" needs fetch runs off: its sweep is sequential, so
 // with runs (SCOPEDSM_FETCH_PAGES, default 16) most reads would find their
 // page prefetched. The benchmark sets SCOPEDSM_FETCH_PAGES=1 unless the
-// environment sets it (docs/PERFORMANCE.md §0a measures runs that way).
+// environment sets it (docs/PERFORMANCE.md's sequential scan sets it to 16).
 //
 //   read_fault [--reps=1000] [--rounds=10] [--warmup=100] [--home-busy] [--refetch]
 #include <mpi.h>

@@ -9,7 +9,7 @@
 // 0.7 ms x (1 + log2 of the CPUs)). Since Linux 6.12 a SCHED_OTHER thread
 // asks for one with sched_setattr's sched_runtime, without privilege
 // (SCOPEDSM_SERVICE_SLICE_US; Runtime's service thread). Measured on the
-// project's machine it gains nothing (docs/PERFORMANCE.md §1), so it is off
+// project's machine it gains nothing (docs/PERFORMANCE.md, "Operations: where the time goes"), so it is off
 // by default.
 #pragma once
 

@@ -44,9 +44,9 @@ class Waiter {
   static constexpr uint64_t kNapWithSendsNs = 200000;  // sleep bound while our sends are in flight
   // Spin hints between two polls of a spinning wait. One: a PAUSE costs
   // about 25 ns on the project's AMD EPYC (Zen 4) and up to 140 cycles on
-  // recent Intel cores, so the 16 of earlier versions added 0.2 us on
-  // average to noticing each reply, twice per round trip (PERFORMANCE.md
-  // section 0e).
+  // recent Intel cores, so 16 would add 0.2 us on average to noticing each
+  // reply, twice per round trip (PERFORMANCE.md, "Operations: where the
+  // time goes").
   static constexpr int kPausesPerPoll = 1;
   // A wait that a manager watches too (a queued lock request, a barrier or
   // other rendezvous) ends this much after SCOPEDSM_TIMEOUT: the manager's

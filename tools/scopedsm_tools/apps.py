@@ -28,8 +28,8 @@ VARIANT_SUFFIXES = {"_seq": "seq", "_mpi": "mpi", "_omp": "omp"}
 # Sizes that override what the apps say about themselves, e.g.
 #   "sor": {"test": ["-n", "128", "-i", "10"], "bench": ["-n", "2048", "-i", "100"]},
 # The loop-scheduling kernels' sizes (the app's defaults are the benchmark
-# sizes): test sizes take a fraction of a second; benchmark sizes about 1-2 s
-# of compute at 2 processes under static (docs/STUDIES.md §3b).
+# sizes): test sizes take a fraction of a second; benchmark sizes 0.3-0.6 s
+# of compute at 2 processes under static (docs/STUDIES.md §4).
 SIZES = {
     "loops-sor": {"test": ["-n", "64", "-i", "4"], "bench": ["-n", "2048", "-i", "60"]},
     "loops-jacobi": {"test": ["-n", "128", "-i", "4"], "bench": ["-n", "2048", "-i", "100"]},

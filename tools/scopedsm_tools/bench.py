@@ -84,7 +84,7 @@ CONFIGS = {
     # Bilas and Singh's communication costs (SCOPEDSM_NET): net-achievable
     # and each sweep's points, in the absolute and relative (-rel) mappings.
     **commparams.configs(),
-    # Loop scheduling (docs/STUDIES.md §3b, the dissertation's §6.6): every
+    # Loop scheduling (docs/STUDIES.md §4, the dissertation's §6.6): every
     # scheme of Tab 5.1 on the DOALL loops of apps/loops, with the
     # dissertation's parameters (BSS K = N/4P, SSS alpha = 0.90625, AFS and
     # AAFS k = P, ABS with GSS locally, chunk R_i/P: the runtime's defaults,

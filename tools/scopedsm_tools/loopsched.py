@@ -1,5 +1,5 @@
 """The loop-scheduling study (the JIAJIA dissertation's §6.6; docs/STUDIES.md
-§3b) from `scopedsm bench` results: for each kernel, process count and
+§4) from `scopedsm bench` results: for each kernel, process count and
 set-up (dedicated, or loaded with `--load`), the schemes ranked by median
 time, with what their loops cost, from the loop counters of the median run's
 statistics summed over processes: chunks taken (grabs), of them stolen
