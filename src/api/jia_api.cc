@@ -281,6 +281,14 @@ extern "C" void scopedsm_test_hold_requests(int hold) {
   Runtime::require_running(jia_call("scopedsm_test_hold_requests")).hold_requests(hold != 0);
 }
 
+extern "C" uint64_t scopedsm_test_map_boundaries(void) {
+  return Runtime::require_running(jia_call("scopedsm_test_map_boundaries")).state().region.boundaries();
+}
+
+extern "C" uint64_t scopedsm_test_set_map_budget(uint64_t boundaries) {
+  return Runtime::require_running(jia_call("scopedsm_test_set_map_budget")).state().region.set_boundary_budget(boundaries);
+}
+
 extern "C" void scopedsm_test_set_task_cost(double seconds) {
   Runtime::require_running(jia_call("scopedsm_test_set_task_cost")).tasks().set_test_task_cost(seconds);
 }

@@ -45,6 +45,16 @@ void scopedsm_test_set_cache_policy(const char* policy);
  * anything that may wait for this process. */
 void scopedsm_test_hold_requests(int hold);
 
+/* Test-only: the protection boundaries of this process's view of the
+ * shared region now (docs/PROTOCOL.md §7; each costs the kernel a mapping). */
+uint64_t scopedsm_test_map_boundaries(void);
+
+/* Test-only: the most protection boundaries this process allows itself
+ * before it relieves map pressure by dropping clean cached copies, from now
+ * on (0: the budget computed at start-up again), so that tests can make the
+ * relief happen at a chosen access. Returns the budget it replaces. */
+uint64_t scopedsm_test_set_map_budget(uint64_t boundaries);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,7 +32,7 @@ Status parse_uint(const std::string& text, uint64_t* out) {
 }
 
 // "none", or a comma-separated list of kTestFaultNames.
-Status parse_test_faults(const std::string& v, uint32_t* out) {
+Status parse_test_faults(const std::string& v, uint64_t* out) {
   std::string accepted = "a comma-separated list of ";
   const size_t n = std::size(kTestFaultNames);
   for (size_t i = 0; i < n; ++i) {
@@ -49,7 +49,7 @@ Status parse_test_faults(const std::string& v, uint32_t* out) {
     bool known = false;
     for (const TestFaultName& f : kTestFaultNames) {
       if (name != f.name) continue;
-      *out |= static_cast<uint32_t>(f.fault);
+      *out |= static_cast<uint64_t>(f.fault);
       known = true;
     }
     if (!known) return bad("SCOPEDSM_TEST_FAULT", v, (accepted + " ('" + name + "' is none of them)").c_str());
@@ -254,7 +254,8 @@ const std::vector<ConfigVariable>& config_variables() {
        "(no process reports its synchronization waits, so deadlocks go unfound), omp-lock-scope (OpenMP locks and "
        "critical sections acquire only the lock's scope), omp-keep-pinned (copies of an OpenMP master's stack survive "
        "acquires), interpose-direct (system calls, stdio and MPI calls on shared memory go straight to the real "
-       "functions); "
+       "functions), relief-in-transition (map-pressure relief runs inside the page transition that meets the "
+       "budget, over pinned pages too); "
        "and slow-untrap, which breaks nothing but delays untrapping after barriers to widen a race, and "
        "hang-in-finalize, in which rank 1's MPI_Finalize never returns) to prove tests can fail."},
       {"SCOPEDSM_STRICT", "off",
@@ -720,7 +721,7 @@ std::vector<std::pair<std::string, std::string>> config_settings(const Config& c
   if (c.test_faults != 0) {
     std::string names;
     for (const TestFaultName& f : kTestFaultNames) {
-      if ((c.test_faults & static_cast<uint32_t>(f.fault)) == 0) continue;
+      if ((c.test_faults & static_cast<uint64_t>(f.fault)) == 0) continue;
       names += (names.empty() ? "" : ",") + std::string(f.name);
     }
     out.push_back({"test_fault", names});

@@ -28,7 +28,7 @@ enum class ReleasePolicy { kBuffered, kAggressive };
 
 // Test-only protocol breakages (SCOPEDSM_TEST_FAULT), one bit each, so the
 // protocol's hot paths test a bit rather than compare names.
-enum class TestFault : uint32_t {
+enum class TestFault : uint64_t {
   kSkipInvalidate = 1u << 0,  // write notices invalidate nothing: stale reads
   kSkipDiff = 1u << 1,        // cached pages' diffs are dropped: lost writes
   kSkipNotices = 1u << 2,     // lock and condition-variable managers and barrier rounds drop received notices
@@ -61,6 +61,7 @@ enum class TestFault : uint32_t {
   kOmpLockScope = 1u << 29,      // OpenMP's locks and critical sections acquire only the lock's scope, not everything: stale reads
   kOmpKeepPinned = 1u << 30,     // copies of pinned pages (an OpenMP master's stack) survive acquires: stale reads
   kInterposeDirect = 1u << 31,   // interposed calls (read, write, fwrite, MPI_Send, ...) go straight to the real functions: EFAULT, short counts, failed single-copy transfers
+  kReliefInTransition = 1ull << 32,  // map-pressure relief runs inside the transition that meets the budget, over pinned pages too: lost slots, EFAULT
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -100,6 +101,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kOmpLockScope, "omp-lock-scope"},
     {TestFault::kOmpKeepPinned, "omp-keep-pinned"},
     {TestFault::kInterposeDirect, "interpose-direct"},
+    {TestFault::kReliefInTransition, "relief-in-transition"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
@@ -167,7 +169,7 @@ struct Config {
   int64_t task_migration_alpha = 0;    // calls between measurements; 0: a tenth of the iterations (or 10)
   double task_migration_beta = 0.2;    // migrate when sigma/E of the compute times exceeds this
   NetParams net;                       // communication costs injected between nodes (SCOPEDSM_NET)
-  uint32_t test_faults = 0;            // TestFault bits: test-only protocol breakages
+  uint64_t test_faults = 0;            // TestFault bits: test-only protocol breakages
   uint64_t test_delay_us = 0;          // test-only: random delays up to this before sends and serves
   std::string home_backing_dir;        // SCOPEDSM_HOME_BACKING=file:DIR; empty = memory (a memfd)
   uint64_t home_memory = 0;            // SCOPEDSM_HOME_MEMORY: bytes of home pages kept resident; 0 = no limit

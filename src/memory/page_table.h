@@ -21,8 +21,11 @@
 // about our home pages (adaptive write detection) is not here but in the
 // node-shared HomeShare (memory/home_share.h).
 //
-// Each state has exactly one protection (prot_for); Coherence::transition
-// is the only code that changes a state, and it sets the protection with it.
+// Each state has exactly one protection (prot_for). The page state machine
+// (PageFsm, protocol/page_fsm.h) is the only writer of `state` and of the
+// fields marked "PageFsm" below, and it sets the protection with the state;
+// its table of legal transitions is docs/PROTOCOL.md §2.0. The other fields
+// belong to the parts named beside them.
 #pragma once
 
 #include <atomic>
@@ -76,23 +79,23 @@ constexpr int32_t kHomeUnknown = -1;
 enum class RunSource : uint8_t { kFault = 0, kHint, kAuto };
 
 struct PageMeta {
-  std::atomic<int32_t> home;  // owning rank, or kHomeUnknown (first touch)
-  PageState state;
-  bool in_dirty_list;         // queued for the end of the interval
-  bool pending_diff;          // a diff of it waits to be sent home
-  bool stale_listed;          // invalid copy whose memory awaits discarding
-  bool seen_marked;           // we marked it `seen` at its home (one-sided reads, HomeShare)
+  std::atomic<int32_t> home;  // owning rank, or kHomeUnknown (first touch); set by PageFsm::allocate, then moved by the engine
+  PageState state;            // PageFsm
+  bool in_dirty_list;         // queued for the end of the interval (the engine's dirty list)
+  bool pending_diff;          // a diff of it waits to be sent home (the engine's pending pool)
+  bool stale_listed;          // invalid copy whose memory awaits discarding (the engine's stale list)
+  bool seen_marked;           // we marked it `seen` at its home (one-sided reads, HomeShare; RmaSource)
   bool seen_trapped;          // seen_marked, and a one-sided read found it trapped: it stays trapped while marked
-  bool unrecorded;            // our copy was read one-sided while its home did not trap it: dropped at our next acquire
-  uint8_t run_pages;          // kPrefetched only: pages its fetch run brought besides the faulting one
-  RunSource run_source;       // kPrefetched only: what brought its run
-  bool demanded;              // fetched by a fault and named by no prefetch hint since (a later hint was late)
+  bool unrecorded;            // our copy was read one-sided while its home did not trap it: dropped at our next acquire (set by RmaSource; PageFsm clears it when the copy goes)
+  uint8_t run_pages;          // kPrefetched only: pages its fetch run brought besides the faulting one (PageFsm)
+  RunSource run_source;       // kPrefetched only: what brought its run (PageFsm)
+  bool demanded;              // fetched by a fault and named by no prefetch hint since (a later hint was late); PageFsm clears it when the copy goes
   bool nt_pending;            // marked by a next-touch point; its home moves at the barrier after its next touch
   bool nt_touched;            // nt_pending, and we fetched it by a fault since the last barrier (touch mode)
-  bool pinned;                // its home never moves and never traps it; every copy is unrecorded (OpenMP master's stack)
-  uint32_t slot;              // cache slot while cached, else kNoSlot
-  uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it
-  uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it
+  bool home_pinned;           // its home never moves and never traps it; every copy is unrecorded (an OpenMP master's stack)
+  uint32_t slot;              // cache slot while cached, else kNoSlot (PageFsm)
+  uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it (LockStack)
+  uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it (LockStack)
   uint64_t wvec_version;      // homed elsewhere: the home's write-vector version of our memory of it; 0 = none
 };
 

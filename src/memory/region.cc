@@ -187,6 +187,7 @@ Status Region::reserve(MPI_Comm comm, uint64_t bytes, uint32_t unit_pages, const
   uint64_t limit = read_max_map_count();
   uint64_t used = count_current_maps();
   budget_ = limit > used + 2048 ? limit - used - 2048 : 0;
+  reserved_budget_ = budget_;
   return Status::Ok();
 }
 
@@ -247,6 +248,12 @@ Status Region::unshadow(uint64_t first, uint64_t count) {
     i = j;
   }
   return Status::Ok();
+}
+
+uint64_t Region::set_boundary_budget(uint64_t budget) {
+  const uint64_t before = budget_;
+  budget_ = budget == 0 ? reserved_budget_ : budget;
+  return before;
 }
 
 std::byte* Region::map_share(int fd) const {
@@ -320,8 +327,7 @@ void Region::retire(uint64_t keep_pages) {
   release();
 }
 
-Status Region::protect(uint64_t first, uint64_t count, Prot prot) {
-  if (count == 0) return Status::Ok();
+uint64_t Region::boundaries_after(uint64_t first, uint64_t count, Prot prot) const {
   const uint8_t p = static_cast<uint8_t>(prot);
   const uint64_t last = first + count - 1;
   // Boundaries touching [first, last] before and after the change.
@@ -335,12 +341,21 @@ Status Region::protect(uint64_t first, uint64_t count, Prot prot) {
     after += prots_[last + 1] != p;
   }
   for (uint64_t i = first; i < last; ++i) before += prots_[i] != prots_[i + 1];
-  uint64_t next = boundaries_ - before + after;
-  if (after > before && next > budget_)
-    return Status::Error("protection boundaries would exceed the vm.max_map_count budget");
+  return boundaries_ - before + after;
+}
+
+bool Region::fits_budget(uint64_t first, uint64_t count, Prot prot) const {
+  if (count == 0) return true;
+  const uint64_t next = boundaries_after(first, count, prot);
+  return next <= budget_ || next <= boundaries_;
+}
+
+Status Region::protect(uint64_t first, uint64_t count, Prot prot) {
+  if (count == 0) return Status::Ok();
+  const uint64_t next = boundaries_after(first, count, prot);
   if (mprotect(app(first), count * page_size_, prot_bits(prot)) != 0)
     return Status::Error(std::string("mprotect failed: ") + std::strerror(errno));
-  std::memset(prots_ + first, p, count);
+  std::memset(prots_ + first, static_cast<uint8_t>(prot), count);
   boundaries_ = next;
   return Status::Ok();
 }

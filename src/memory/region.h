@@ -26,10 +26,12 @@
 // other's memfds whole (map_peers): a page homed at a node peer is copied
 // straight from the peer's memory and diffs are applied straight into it.
 //
-// Every protection change goes through protect(), which keeps count of the
+// Every protection change goes through protect() (PageProtection, which
+// the page state machine drives), and protect() keeps count of the
 // protection boundaries between neighbouring pages. Each boundary costs the
-// kernel one VMA and vm.max_map_count caps them; protect() refuses a change
-// that would exceed the budget, so the caller can relieve pressure first.
+// kernel one VMA and vm.max_map_count caps them; the budget is that limit
+// less the mappings the process already has and a margin of 2048, and the
+// page state machine relieves the pressure when a transition goes over it.
 #pragma once
 
 #include <mpi.h>
@@ -42,6 +44,7 @@
 
 #include "common/status.h"
 #include "memory/home_share.h"
+#include "memory/page_protection.h"
 #include "memory/page_table.h"
 
 namespace scopedsm {
@@ -57,7 +60,7 @@ struct RegionFixedPlace {
   uint64_t replace = 0;  // bytes at base that may be mapped already
 };
 
-class Region {
+class Region final : public PageProtection {
  public:
   Region() = default;
   ~Region();
@@ -118,11 +121,12 @@ class Region {
   std::byte* share_base() const { return share_map_; }
   uint64_t share_bytes() const { return file_bytes_ - bytes_; }
 
-  // Sets the app-view protection of pages [first, first + count). Fails
-  // without changing anything if the change would take the number of
-  // protection boundaries over the budget, or if mprotect fails.
-  Status protect(uint64_t first, uint64_t count, Prot prot);
-  Prot prot(uint64_t page) const { return static_cast<Prot>(prots_[page]); }
+  // PageProtection: the app view's protections. protect() applies any
+  // change mprotect accepts, over the budget too.
+  Status protect(uint64_t first, uint64_t count, Prot prot) override;
+  Prot prot(uint64_t page) const override { return static_cast<Prot>(prots_[page]); }
+  bool fits_budget(uint64_t first, uint64_t count, Prot prot) const override;
+  const void* address(uint64_t page) const override { return app(page); }
 
   // OpenMP programs (omp/image.h): pages [first, first + count) of the app
   // view become private read-write memory holding `bytes` bytes of
@@ -157,8 +161,11 @@ class Region {
   void give_back(uint64_t first, uint64_t count) const;
 
   // Protection boundaries in use and the most the budget allows.
-  uint64_t boundaries() const { return boundaries_; }
-  uint64_t boundary_budget() const { return budget_; }
+  uint64_t boundaries() const override { return boundaries_; }
+  uint64_t boundary_budget() const override { return budget_; }
+  // Test only (scopedsm_test_set_map_budget): replaces the budget; 0 puts
+  // back the one reserve() computed. Returns the budget replaced.
+  uint64_t set_boundary_budget(uint64_t budget);
 
  private:
   void unmap_peers();
@@ -168,6 +175,8 @@ class Region {
   void no_read_around(std::byte* view) const;
   // Maps the HomeShare part of a region memfd (after the pages), or nullptr.
   std::byte* map_share(int fd) const;
+  // The boundaries protect(first, count, prot) would leave in use.
+  uint64_t boundaries_after(uint64_t first, uint64_t count, Prot prot) const;
 
   std::byte* base_ = nullptr;
   std::byte* alias_ = nullptr;
@@ -187,6 +196,7 @@ class Region {
   std::vector<HomeShare> peer_shares_;
   uint64_t boundaries_ = 0;
   uint64_t budget_ = 0;
+  uint64_t reserved_budget_ = 0;  // the budget reserve() computed
 };
 
 }  // namespace scopedsm

@@ -236,11 +236,9 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* data_end, st
     if (e != s) stack = std::max<unsigned long long>(v, 1u << 20);
   }
   stack = (stack + page - 1) / page * page;
-  auto* guard = static_cast<std::byte*>(
-      rt.allocate_pinned(call(kOmpSurface.init), "the master's stack", stack + page, 0));
-  rt.place_guard(guard, "the master's stack overflowed (it is SCOPEDSM_OMP_STACK bytes, or as large as ulimit -s "
-                        "says); raise either");
-  team->stack_ = guard + page;
+  rt.add_guard_page("the master's stack overflowed (it is SCOPEDSM_OMP_STACK bytes, or as large as ulimit -s "
+                    "says); raise either");
+  team->stack_ = static_cast<std::byte*>(rt.allocate_pinned(call(kOmpSurface.init), "the master's stack", stack, 0));
   team->stack_bytes_ = stack;
   const uint64_t stack_pages = stack / page + 1;
   rt.keep_after_finalize(global_pages + stack_pages);
@@ -706,7 +704,7 @@ void Team::lock_all(int id, ApiCall c) {
   RuntimeCall in_runtime;
   rt_->sync().lock(c, id);
   // OpenMP's lock flushes order every variable: an acquire of everything.
-  if ((rt_->state().config.test_faults & static_cast<uint32_t>(TestFault::kOmpLockScope)) == 0)
+  if ((rt_->state().config.test_faults & static_cast<uint64_t>(TestFault::kOmpLockScope)) == 0)
     rt_->sync().acquire_after(AtomicOrder::kAcquire);
 }
 
@@ -781,7 +779,7 @@ bool Team::try_take(uint32_t* word, const char* routine) {
   const uint32_t free_word = id << 1;
   const uint64_t old = atomic_word(word, AtomicOp::kCompareExchange, AtomicType::kUint32, free_word | kHeld, free_word, 0);
   if (old != free_word) return false;
-  if ((rt_->state().config.test_faults & static_cast<uint32_t>(TestFault::kOmpLockScope)) == 0) flush(false, true);
+  if ((rt_->state().config.test_faults & static_cast<uint64_t>(TestFault::kOmpLockScope)) == 0) flush(false, true);
   return true;
 }
 

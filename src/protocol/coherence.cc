@@ -62,16 +62,18 @@ Coherence::Coherence(const CoherenceParts& p)
       stats_(p.stats),
       wvec_(p.wvec),
       surface_(p.surface),
+      fsm_(p.pages, p.cache, p.region, p.test_faults, p.surface->larger_blocks),
       message_source_(p.transport, p.region->page_size(), p.pages, p.wvec, p.stats),
-      node_source_(p.region, p.node, (p.test_faults & static_cast<uint32_t>(TestFault::kSkipNodeRecord)) != 0,
-                   (p.test_faults & static_cast<uint32_t>(TestFault::kSlowRetrapQueue)) != 0 ? 100'000'000 : 0),
+      node_source_(p.region, p.node, (p.test_faults & static_cast<uint64_t>(TestFault::kSkipNodeRecord)) != 0,
+                   (p.test_faults & static_cast<uint64_t>(TestFault::kSlowRetrapQueue)) != 0 ? 100'000'000 : 0),
       release_buffered_(p.release_buffered),
       home_memory_pages_(p.home_memory_pages),
       auto_hints_(p.auto_hints),
       streams_(p.cache->capacity() / 2, p.cache->capacity() / 2,
-               (p.test_faults & static_cast<uint32_t>(TestFault::kAutoNoStream)) != 0),
-      auto_over_hints_((p.test_faults & static_cast<uint32_t>(TestFault::kAutoOverHints)) != 0),
+               (p.test_faults & static_cast<uint64_t>(TestFault::kAutoNoStream)) != 0),
+      auto_over_hints_((p.test_faults & static_cast<uint64_t>(TestFault::kAutoOverHints)) != 0),
       sync_prefetch_(p.prefetch_sync) {
+  fsm_.set_relief([this] { relieve_map_pressure(); });
   message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
@@ -142,11 +144,12 @@ void Coherence::mark_next_touch(uint64_t first, uint64_t count) {
 }
 
 bool Coherence::mark_pending(uint64_t first, uint64_t count) {
+  const PageFsm::Operation op = fsm_.operation();  // the relief waits until the copies are dropped
   std::vector<uint32_t> drop, trap;
   uint64_t marked = 0;
   for (uint64_t p = first; p < first + count; ++p) {
     PageMeta& m = (*pages_)[p];
-    if (m.state == PageState::kUnallocated || m.home.load(std::memory_order_relaxed) == kHomeUnknown || m.pinned)
+    if (m.state == PageState::kUnallocated || m.home.load(std::memory_order_relaxed) == kHomeUnknown || m.home_pinned)
       continue;
     m.nt_pending = true;
     ++marked;
@@ -166,11 +169,11 @@ bool Coherence::mark_pending(uint64_t first, uint64_t count) {
     if (!next_touch_write_ && (m.state == PageState::kReadOnly || m.state == PageState::kPrefetched))
       drop.push_back(static_cast<uint32_t>(p));
   }
-  transition_runs(trap, PageState::kHomeClean, "next-touch point");  // before we write again
+  fsm_.to_pages(trap, PageState::kHomeClean, Cause::kNextTouch);  // before we write again
   const bool trapped = !trap.empty();
   stats_->next_touch_pages_marked += marked;
   stats_->invalidations += drop.size();
-  drop_copies(drop);  // sorted: one protection change per run
+  drop_copies(drop, Cause::kNextTouch);  // sorted: one protection change per run
   return trapped;
 }
 
@@ -188,6 +191,9 @@ void Coherence::auto_next_touch() {
 // Faults
 
 void Coherence::handle_fault(uint64_t page, Access access) {
+  // A fault is one operation: the relief of map pressure waits until the
+  // page is as the fault leaves it (PageFsm).
+  const PageFsm::Operation op = fsm_.operation();
   PageMeta& m = (*pages_)[page];
   const bool write = access == Access::kWrite;
   switch (m.state) {
@@ -260,10 +266,11 @@ bool Coherence::try_prepare(const PrepareRange* ranges, size_t n) {
     for (uint64_t p = ranges[i].first; p < ranges[i].first + ranges[i].count; ++p)
       if (!is_home_state((*pages_)[p].state)) ++remote;
   if (remote > cache_->capacity()) return false;
-  // While the ranges are being made valid, their own pages are not evicted.
-  pins_.clear();
-  for (size_t i = 0; i < n; ++i)
-    if (ranges[i].count > 0) pins_.emplace_back(ranges[i].first, ranges[i].first + ranges[i].count);
+  // While the ranges are being made valid, their own pages are neither
+  // evicted nor dropped by the relief of map pressure (which runs after
+  // each fault, PageFsm).
+  fsm_.unpin();
+  for (size_t i = 0; i < n; ++i) fsm_.pin(ranges[i].first, ranges[i].first + ranges[i].count);
   for (size_t i = 0; i < n; ++i) {
     const Access access = ranges[i].access;
     for (uint64_t p = ranges[i].first; p < ranges[i].first + ranges[i].count; ++p) {
@@ -272,7 +279,7 @@ bool Coherence::try_prepare(const PrepareRange* ranges, size_t n) {
       if (!ok) handle_fault(p, access);
     }
   }
-  pins_.clear();
+  fsm_.unpin();
   return true;
 }
 
@@ -281,22 +288,21 @@ uint32_t Coherence::obtain_slot(uint64_t page) {
   if (slot == kNoSlot && room_for_hint(1) == 1) slot = cache_->take_free();  // a released page's slot first
   if (slot == kNoSlot) {
     uint32_t victim = cache_->next_victim();
-    while (pinned(cache_->page_in(victim)))
+    while (fsm_.pinned(cache_->page_in(victim)))
       victim = cache_->next_victim();  // terminates: try_prepare() pins fewer remote pages than the cache holds
-    evict(victim);
+    evict(victim, Cause::kEviction);
     slot = cache_->take_free();
   }
   // Far: a copy of it costs a network round trip, not a copy from this
   // node's memory (remote-aware replacement keeps those longer).
   const int home = (*pages_)[page].home.load(std::memory_order_relaxed);
-  cache_->occupy(slot, page, home < 0 || source_for(home) != &node_source_);
-  (*pages_)[page].slot = slot;
+  fsm_.attach_slot(page, slot, home < 0 || source_for(home) != &node_source_);
   return slot;
 }
 
 uint32_t Coherence::run_length(uint64_t page, int home) const {
   // prepare() pins its ranges and must fit them in the cache: no runs then.
-  if (max_run_ <= 1 || !pins_.empty() || page == 0) return 1;
+  if (max_run_ <= 1 || fsm_.pinning() || page == 0) return 1;
   // Only a reader that has just read the previous page gets a run.
   const PageState before = (*pages_)[page - 1].state;
   if (before != PageState::kReadOnly && before != PageState::kReadWrite && before != PageState::kPrefetched) return 1;
@@ -335,26 +341,10 @@ void Coherence::run_used(RunSource source, uint32_t pages) {
 }
 
 void Coherence::touch_prefetched(uint64_t page, bool write) {
-  PageMeta& m = (*pages_)[page];
-  run_used(m.run_source, m.run_pages + 1u);
-  m.run_source = RunSource::kFault;
-  m.run_pages = 0;
+  const PageMeta& m = (*pages_)[page];
+  run_used(m.run_source, m.run_pages + 1u);  // (leaving kPrefetched resets both)
   if (write) make_writable(page);
-  else transition(page, PageState::kReadOnly, "page fault");
-}
-
-void Coherence::settle_hint_run(uint64_t first, uint32_t count, RunSource source) {
-  // Every page but the last becomes readable; the last (the only one, in a
-  // run of one) is the tripwire that tells whether the hint was useful.
-  const uint64_t tripwire = first + count - 1;
-  for (uint64_t p = first; p <= tripwire; ++p) {
-    (*pages_)[p].run_source = RunSource::kFault;
-    (*pages_)[p].demanded = false;
-  }
-  transition_range(first, count - 1, PageState::kReadOnly, "prefetch hint");
-  transition(tripwire, PageState::kPrefetched, "prefetch hint");
-  (*pages_)[tripwire].run_pages = static_cast<uint8_t>(count - 1);
-  (*pages_)[tripwire].run_source = source;
+  else fsm_.to(page, PageState::kReadOnly, Cause::kFault);
 }
 
 bool Coherence::start_prefetch(uint64_t first, uint32_t count, int home, RunSource run_source) {
@@ -398,7 +388,7 @@ bool Coherence::start_prefetch(uint64_t first, uint32_t count, int home, RunSour
   ++stats_->remote_fetches;
   ++stats_->prefetch_async;
   // No protection changes: invalid and in flight both allow no access.
-  for (uint64_t p = first; p < first + count; ++p) transition(p, PageState::kInFlight, "prefetch hint");
+  fsm_.to_range(first, count, PageState::kInFlight, Cause::kPrefetchHint);
   return true;
 }
 
@@ -412,16 +402,18 @@ void Coherence::finish_prefetch(uint32_t i, bool touched) {
   }
   run.source = nullptr;
   --inflight_runs_;
-  settling_ = true;
+  for (uint64_t p = f.first; p < f.first + f.count; ++p) (*pages_)[p].demanded = false;
   if (touched) {
     // A touch finished it: the run is used, and needs no tripwire.
-    for (uint64_t p = f.first; p < f.first + f.count; ++p) (*pages_)[p].demanded = false;
-    transition_range(f.first, f.count, PageState::kReadOnly, "page fault");
+    fsm_.to_range(f.first, f.count, PageState::kReadOnly, Cause::kFetchFinished);
     run_used(run.run_source, f.count);
   } else {
-    settle_hint_run(f.first, f.count, run.run_source);
+    // Every page but the last becomes readable; the last (the only one, in
+    // a run of one) is the tripwire that tells whether the hint was useful.
+    const uint64_t tripwire = f.first + f.count - 1;
+    fsm_.to_range(f.first, f.count - 1, PageState::kReadOnly, Cause::kFetchFinished);
+    fsm_.to_prefetched(tripwire, f.count - 1, run.run_source, Cause::kFetchFinished);
   }
-  settling_ = false;
 }
 
 void Coherence::finish_prefetches() {
@@ -462,11 +454,11 @@ void Coherence::fetch(uint64_t page, bool for_write) {
   PageMeta& m = (*pages_)[page];
   const int home = m.home.load(std::memory_order_relaxed);
   const uint32_t count = run_length(page, home);
-  fetch_run(page, count, home);
+  fetch_run(page, count, home, RunSource::kFault);
   stats_->prefetched += count - 1;
   m.demanded = true;
   if (for_write) make_writable(page);  // twin, then read-write: one protection change
-  else transition(page, PageState::kReadOnly, "page fault");
+  else fsm_.to(page, PageState::kReadOnly, Cause::kFault);
 }
 
 void Coherence::claim_run(uint64_t page, uint32_t count, int home) {
@@ -489,7 +481,7 @@ void Coherence::count_fetch(const PageSource* source, const PendingFetch& f, uin
   // unrecorded, whatever the source.
   for (uint64_t p = f.first; p < f.first + f.count; ++p) {
     PageMeta& m = (*pages_)[p];
-    if (!m.pinned || m.unrecorded || test_fault(TestFault::kOmpKeepPinned)) continue;
+    if (!m.home_pinned || m.unrecorded || test_fault(TestFault::kOmpKeepPinned)) continue;
     m.unrecorded = true;
     unrecorded_.push_back(static_cast<uint32_t>(p));
   }
@@ -510,7 +502,7 @@ void Coherence::count_fetch(const PageSource* source, const PendingFetch& f, uin
   }
 }
 
-void Coherence::fetch_run(uint64_t page, uint32_t count, int home) {
+void Coherence::fetch_run(uint64_t page, uint32_t count, int home, RunSource run_source) {
   PageSource* source = source_for(home);
   {
     TraceSpan span(stats_->trace, &stats_->t_fetch_wait_ns,
@@ -521,18 +513,13 @@ void Coherence::fetch_run(uint64_t page, uint32_t count, int home) {
     count_fetch(source, source->last_fetch(), unrecorded);
     ++stats_->remote_fetches;
   }
-  for (uint32_t i = 0; i < count; ++i) {
-    (*pages_)[page + i].run_source = RunSource::kFault;
-    (*pages_)[page + i].demanded = false;
-  }
+  for (uint32_t i = 0; i < count; ++i) (*pages_)[page + i].demanded = false;
   if (count > 1) {
     // The run's pages are readable at once, but for the last: it stays a
     // tripwire (kPrefetched, no access) whose first touch says the run was
     // used (touch_prefetched).
-    transition_range(page + 1, count - 2, PageState::kReadOnly, "page fault");
-    const uint64_t last = page + count - 1;
-    transition(last, PageState::kPrefetched, "page fault");
-    (*pages_)[last].run_pages = static_cast<uint8_t>(count - 1);
+    fsm_.to_range(page + 1, count - 2, PageState::kReadOnly, Cause::kFetch);
+    fsm_.to_prefetched(page + count - 1, count - 1, run_source, Cause::kFetch);
   }
 }
 
@@ -551,9 +538,9 @@ uint32_t Coherence::room_for_hint(uint32_t want) {
   uint32_t page = 0;
   while (free < want && released_copies_.take(&page)) {
     PageMeta& q = (*pages_)[page];
-    if (q.slot == kNoSlot || pinned(page)) continue;
+    if (q.slot == kNoSlot || fsm_.pinned(page)) continue;
     const bool dirty = q.state == PageState::kReadWrite;
-    evict(q.slot);
+    evict(q.slot, Cause::kRelease);
     ++stats_->pages_released;
     if (dirty) ++stats_->release_flushed;
     ++free;
@@ -606,9 +593,14 @@ void Coherence::prefetch_pages(uint64_t first, uint64_t count, bool automatic) {
     const RunSource source = automatic ? RunSource::kAuto : RunSource::kHint;
     if (got > 0) {
       if (sync_prefetch_ || source_for(home) == &node_source_) {
-        // A copy from this node's memory waits for nobody: at once.
-        fetch_run(p, got, home);
-        settle_hint_run(p, got, source);
+        // A copy from this node's memory waits for nobody: at once. Every
+        // page but the last becomes readable; the last (the only one, in a
+        // run of one) is the tripwire that tells whether the hint was useful.
+        // One operation: the relief waits until the first page is readable.
+        const PageFsm::Operation op = fsm_.operation();
+        fetch_run(p, got, home, source);
+        if (got > 1) fsm_.to(p, PageState::kReadOnly, Cause::kFetch);
+        else fsm_.to_prefetched(p, 0, source, Cause::kFetch);
       } else if (!start_prefetch(p, got, home, source)) {
         got = 0;  // every reply lane busy, or the run would wait for the home: dropped
       }
@@ -667,7 +659,7 @@ void Coherence::release_pages(uint64_t first, uint64_t count, uint32_t priority,
 
 void Coherence::auto_hint(uint64_t page, bool demand) {
   // prepare() pins its ranges and must fit them in the cache: no hints then.
-  if (!auto_hints_ || !pins_.empty()) return;
+  if (!auto_hints_ || fsm_.pinning()) return;
   // The program is using the page: a release named earlier no longer holds
   // (and the prefetches below must not take its slot).
   released_copies_.remove(static_cast<uint32_t>(page));
@@ -715,7 +707,7 @@ void Coherence::release_copies(std::vector<uint32_t>& sorted) {
   for (int h = 0; h < size_; ++h)
     if (homes[static_cast<size_t>(h)]) send_pending(h);
   stats_->pages_released += sorted.size();
-  drop_copies(sorted);
+  drop_copies(sorted, Cause::kRelease);
 }
 
 void Coherence::release_homes(std::vector<uint32_t>& sorted) {
@@ -739,16 +731,17 @@ void Coherence::trim_homes() {
 }
 
 void Coherence::make_writable(uint64_t page) {
-  PageMeta& m = (*pages_)[page];
+  const PageMeta& m = (*pages_)[page];
+  fsm_.require(page, PageState::kReadWrite, Cause::kFault);  // the twin needs the slot
   std::memcpy(cache_->twin(m.slot), region_->alias(page), twin_bytes());
   ++stats_->twins;
-  transition(page, PageState::kReadWrite, "page fault");
+  fsm_.to(page, PageState::kReadWrite, Cause::kFault);
   stack_->note(static_cast<uint32_t>(page));
   mark_dirty(page);
 }
 
 void Coherence::home_write(uint64_t page) {
-  transition(page, PageState::kHomeDirty, "page fault");
+  fsm_.to(page, PageState::kHomeDirty, Cause::kFault);
   stack_->note(static_cast<uint32_t>(page));
   mark_dirty(page);
 }
@@ -780,14 +773,17 @@ void Coherence::claim_home(uint64_t page, Access access) {
   // (Under CO-WD too: a page someone copied meanwhile stays trapped, and
   // its writes are noted as under the other modes.)
   if (!write_detect_all_ && region_->share().try_untrap_fresh(static_cast<uint32_t>(page))) {
-    transition(page, PageState::kHomeUntrapped, "page fault");
+    fsm_.to(page, PageState::kHomeUntrapped, Cause::kFirstTouch);
     return;
   }
-  transition(page, PageState::kHomeClean, "page fault");
+  fsm_.to(page, PageState::kHomeClean, Cause::kFirstTouch);
   if (access == Access::kWrite) home_write(page);
 }
 
-void Coherence::evict(uint32_t slot) {
+void Coherence::evict(uint32_t slot, Cause cause) {
+  // One operation: finishing a run in flight must not let the relief of
+  // map pressure drop the page before it is evicted.
+  const PageFsm::Operation op = fsm_.operation();
   uint64_t page = cache_->page_in(slot);
   PageMeta& m = (*pages_)[page];
   // The slot's memory is MPI's until the fetch into it finishes.
@@ -804,18 +800,19 @@ void Coherence::evict(uint32_t slot) {
     ++stats_->dirty_evictions;
   }
   std::vector<uint32_t> one{static_cast<uint32_t>(page)};
-  drop_copies(one);
+  drop_copies(one, cause);
 }
 
-void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
+void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages, Cause cause) {
   if (sorted_pages.empty()) return;
+  // One operation: the relief of map pressure waits until every page of
+  // the list is dropped (it would drop them too, and free their slots twice).
+  const PageFsm::Operation op = fsm_.operation();
   if (inflight_runs_ > 0)
     for (uint32_t p : sorted_pages)
       if ((*pages_)[p].state == PageState::kInFlight) finish_prefetch(inflight_index(p));
   for (uint32_t p : sorted_pages) {
-    PageMeta& m = (*pages_)[p];
-    m.demanded = false;
-    m.unrecorded = false;
+    const PageMeta& m = (*pages_)[p];
     released_copies_.remove(p);
     if (m.state != PageState::kPrefetched) continue;
     switch (m.run_source) {
@@ -832,16 +829,10 @@ void Coherence::drop_copies(std::vector<uint32_t>& sorted_pages) {
         window_ = std::max<uint32_t>(std::min<uint32_t>(2, max_run_), window_ / 2);
         break;
     }
-    m.run_source = RunSource::kFault;
-    m.run_pages = 0;
   }
-  transition_runs(sorted_pages, PageState::kInvalid, "invalidation");
-  for (uint32_t p : sorted_pages) {
-    PageMeta& m = (*pages_)[p];
-    cache_->free(m.slot);
-    m.slot = kNoSlot;
-    list_stale(p);
-  }
+  // The slots are freed, and the copies' flags reset, with the state.
+  fsm_.to_pages(sorted_pages, PageState::kInvalid, cause);
+  for (uint32_t p : sorted_pages) list_stale(p);
   if (stale_.size() > cache_->capacity()) discard_stale();
 }
 
@@ -864,7 +855,8 @@ void Coherence::discard_stale() {
   for (uint32_t p : stale_) {
     PageMeta& m = (*pages_)[p];
     m.stale_listed = false;
-    if (m.state == PageState::kInvalid) {  // not fetched again meanwhile
+    // Not fetched again meanwhile, nor being fetched (a slot taken for it).
+    if (m.state == PageState::kInvalid && m.slot == kNoSlot) {
       gone.push_back(p);
       m.wvec_version = 0;  // its memory becomes zeros: no blocks to keep
     }
@@ -941,8 +933,8 @@ void Coherence::close_interval() {
     }
   }
   dirty_.clear();
-  transition_runs(downgrade, PageState::kReadOnly, "end of interval");
-  transition_runs(home_downgrade, PageState::kHomeClean, "end of interval");
+  fsm_.to_pages(downgrade, PageState::kReadOnly, Cause::kEndOfInterval);
+  fsm_.to_pages(home_downgrade, PageState::kHomeClean, Cause::kEndOfInterval);
 }
 
 void Coherence::send_pending(int home) {
@@ -996,7 +988,7 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
   std::sort(drop.begin(), drop.end());
   drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
   stats_->invalidations += drop.size();
-  drop_copies(drop);
+  drop_copies(drop, Cause::kInvalidation);
 }
 
 void Coherence::take_unrecorded(std::vector<uint32_t>* drop) {
@@ -1067,7 +1059,7 @@ void Coherence::invalidate_all_copies() {
   std::sort(drop.begin(), drop.end());
   drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
   stats_->invalidations += drop.size();
-  drop_copies(drop);
+  drop_copies(drop, Cause::kInvalidation);
 }
 
 // ---------------------------------------------------------------------------
@@ -1083,14 +1075,14 @@ void Coherence::drain_retraps(bool quiet) {
     // taken since our barrier began, we have not written the page since,
     // and the barrier's notice invalidates that copy. Nothing to note.
     if (!is_home_state((*pages_)[p].state)) continue;
-    if ((*pages_)[p].pinned) continue;  // never trapped: its copies are unrecorded instead
+    if ((*pages_)[p].home_pinned) continue;  // never trapped: its copies are unrecorded instead
     if (quiet && (*pages_)[p].nt_pending && (*pages_)[p].state == PageState::kHomeClean) continue;
     // The copy taken may be older than writes we made since, in any open
     // critical section: every open level gets the notice.
     stack_->note_everywhere(p);
     ++stats_->retraps;
     if ((*pages_)[p].state == PageState::kHomeUntrapped) {
-      transition(p, PageState::kHomeDirty, "synchronization");
+      fsm_.to(p, PageState::kHomeDirty, Cause::kRetrap);
       mark_dirty(p);
     }
   }
@@ -1131,20 +1123,15 @@ void Coherence::migrate_homes(const std::vector<WriteNotice>& notices) {
     wvec_->forget(n.page);
   }
   if (gained.empty() && lost.empty()) return;
-  for (uint32_t p : gained) {
-    // Our cached copy, in our memory at the page's place, is the page now.
-    // Its slot goes first, so that no relief of map pressure drops it.
-    PageMeta& m = (*pages_)[p];
-    if (m.slot != kNoSlot) cache_->free(m.slot);
-    m.slot = kNoSlot;
-  }
-  // Trapped until untrap_after_barrier finds nobody else holds a copy. The
-  // protection (read) does not change.
-  transition_runs(gained, PageState::kHomeClean, "home migration");
+  // Our cached copy, in our memory at the page's place, is the page now
+  // (its cache slot is freed with the transition). Trapped until
+  // untrap_after_barrier finds nobody else holds a copy. The protection
+  // (read) does not change.
+  fsm_.to_pages(gained, PageState::kHomeClean, Cause::kHomeMigration);
   if (!lost.empty() && !test_fault(TestFault::kKeepLostHome)) {
     // Our memory of the page is a copy now, and stale as soon as the new
     // home writes: invalid, its memory discarded with the other copies'.
-    transition_runs(lost, PageState::kInvalid, "home migration");
+    fsm_.to_pages(lost, PageState::kInvalid, Cause::kHomeMigration);
     for (uint32_t p : lost) list_stale(p);
     // The retrap queue may still hold a lost page (a copy taken since our
     // barrier began): drained first (drain_retraps passes over pages that
@@ -1165,9 +1152,9 @@ void Coherence::set_write_detect_all(bool all) {
   if (!all) return;
   // Writes made untrapped in this interval are noted now, as a retrap would.
   for (uint64_t p = 0; p < pages_->allocated(); ++p) {
-    if ((*pages_)[p].state != PageState::kHomeUntrapped || (*pages_)[p].pinned) continue;
+    if ((*pages_)[p].state != PageState::kHomeUntrapped || (*pages_)[p].home_pinned) continue;
     stack_->note_everywhere(static_cast<uint32_t>(p));
-    transition(p, PageState::kHomeDirty, "jia_config");
+    fsm_.to(p, PageState::kHomeDirty, Cause::kWriteDetectAll);
     mark_dirty(p);
   }
 }
@@ -1202,109 +1189,54 @@ void Coherence::untrap_after_barrier(const std::vector<WriteNotice>& notices, ui
     }
   }
   std::sort(untrap.begin(), untrap.end());
-  transition_runs(untrap, PageState::kHomeUntrapped, "barrier");
+  fsm_.to_pages(untrap, PageState::kHomeUntrapped, Cause::kUntrap);
   stats_->untraps += untrap.size();
 }
 
 // ---------------------------------------------------------------------------
 // Allocation and protection
 
-void Coherence::place_guard(uint64_t page, const char* what) {
-  guards_.emplace_back(page, what);
-  transition(page, PageState::kUnallocated, "guard page");
-}
+void Coherence::note_guard(uint64_t page, const char* what) { guards_.emplace_back(page, what); }
 
 void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
-                            const char* call, bool pinned) {
-  const bool adaptive = !write_detect_all_ || pinned;
+                            const char* call, bool home_pinned) {
+  const bool adaptive = !write_detect_all_ || home_pinned;
   std::vector<uint32_t> homes;
   for (uint64_t p = first; p < first + count; ++p) {
-    PageMeta& m = (*pages_)[p];
-    int32_t h = home_of(p);
-    m.home.store(h, std::memory_order_relaxed);
-    m.slot = kNoSlot;
-    m.in_dirty_list = false;
-    m.pending_diff = false;
-    m.seen_marked = false;
-    m.seen_trapped = false;
-    m.run_pages = 0;
-    m.run_source = RunSource::kFault;
-    m.demanded = false;
-    m.nt_pending = m.nt_touched = false;
-    m.pinned = pinned;
-    m.wvec_version = 0;
+    const int32_t h = home_of(p);
+    fsm_.allocate(p, h);  // every field afresh
+    (*pages_)[p].home_pinned = home_pinned;
     wvec_->forget(static_cast<uint32_t>(p));
     if (h == rank_) {
       region_->share().reset(static_cast<uint32_t>(p), adaptive);
       homes.push_back(static_cast<uint32_t>(p));
     } else {
-      transition(p, PageState::kInvalid, call);  // no access, as unallocated pages: no mprotect
+      fsm_.to(p, PageState::kInvalid, Cause::kAllocation, call);  // no access, as unallocated pages: no mprotect
     }
   }
   for_each_run(homes, [&](uint64_t run_first, uint64_t run_count) { reserve_disk(run_first, run_count, call); });
   homes_resident_ += homes.size();
-  transition_runs(homes, adaptive ? PageState::kHomeUntrapped : PageState::kHomeClean, call);
+  fsm_.to_pages(homes, adaptive ? PageState::kHomeUntrapped : PageState::kHomeClean, Cause::kAllocation, call);
   if (next_touch_barriers_ != 0) auto_next_touch_.push_back({first, count, next_touch_barriers_});
-}
-
-void Coherence::check_leaving(uint64_t page, const char* context) const {
-  if ((*pages_)[page].state == PageState::kInFlight && !settling_)
-    fatal("internal error: %s: page %" PRIu64 " left the in-flight state before its fetch finished", context, page);
-}
-
-void Coherence::transition(uint64_t page, PageState to, const char* context) {
-  check_leaving(page, context);
-  const Prot prot = prot_for(to);
-  if (region_->prot(page) != prot) set_prot(page, 1, prot, context);
-  (*pages_)[page].state = to;
-}
-
-void Coherence::transition_runs(const std::vector<uint32_t>& sorted, PageState to, const char* context) {
-  for_each_run(sorted, [&](uint64_t first, uint64_t count) { transition_range(first, count, to, context); });
-}
-
-void Coherence::transition_range(uint64_t first, uint64_t count, PageState to, const char* context) {
-  if (count == 0) return;
-  set_prot(first, count, prot_for(to), context);
-  for (uint64_t p = first; p < first + count; ++p) {
-    check_leaving(p, context);
-    (*pages_)[p].state = to;
-  }
-}
-
-void Coherence::set_prot(uint64_t first, uint64_t count, Prot prot, const char* context) {
-  Status s = region_->protect(first, count, prot);
-  if (s.ok()) return;
-  if (!in_relief_) {
-    relieve_map_pressure();
-    s = region_->protect(first, count, prot);
-    if (s.ok()) return;
-  }
-  fatal("%s: cannot change the protection of %" PRIu64 " page(s) at %p: %s. The shared region has %" PRIu64
-        " protection boundaries and this machine's vm.max_map_count leaves room for about %" PRIu64
-        ". Place homes in larger blocks (%s), use a smaller SCOPEDSM_CACHE_PAGES, or raise vm.max_map_count.",
-        context, count, static_cast<void*>(region_->app(first)), s.message().c_str(), region_->boundaries(),
-        region_->boundary_budget(), surface_->larger_blocks);
 }
 
 void Coherence::relieve_map_pressure() {
   // Clean cached copies can always be dropped; dropping whole runs of them
-  // never adds a boundary.
-  in_relief_ = true;
+  // never adds a boundary. Not the pages scopedsm_prepare is making valid.
   std::vector<uint32_t> clean;
   for (uint64_t slot = 0; slot < cache_->capacity(); ++slot) {
     uint64_t page = cache_->page_in(static_cast<uint32_t>(slot));
-    if (page >= pages_->num_pages()) continue;
+    if (page >= pages_->num_pages() || !fsm_.relievable(page)) continue;
     const PageState st = (*pages_)[page].state;
     // Pages prepare() has made valid stay so (the kernel is about to use them).
-    if ((st == PageState::kReadOnly || st == PageState::kPrefetched) && !pinned(page))
+    if (st == PageState::kReadOnly || st == PageState::kPrefetched)
       clean.push_back(static_cast<uint32_t>(page));
   }
   std::sort(clean.begin(), clean.end());
   SCOPEDSM_LOG(LogLevel::kInfo, "protection boundaries near the vm.max_map_count budget: dropping %zu clean cached pages",
                clean.size());
-  drop_copies(clean);
-  in_relief_ = false;
+  ++stats_->map_reliefs;
+  drop_copies(clean, Cause::kRelief);
 }
 
 }  // namespace scopedsm

@@ -4,7 +4,8 @@
 // make a twin, note a write), ends intervals at synchronization points
 // (diff written pages, write-protect them again), sends diffs home, and
 // applies write notices (invalidate stale copies). docs/PROTOCOL.md lists
-// every state transition made here.
+// every state transition made here; PageFsm (protocol/page_fsm.h) makes
+// them: the engine decides which transition a page makes and when.
 //
 // Thread owner: the application thread, for every method and every field;
 // handle_fault runs inside the SIGSEGV handler (runtime/fault_handler.h
@@ -31,6 +32,7 @@
 #include "protocol/lock_stack.h"
 #include "protocol/messages.h"
 #include "protocol/notices.h"
+#include "protocol/page_fsm.h"
 #include "protocol/page_source.h"
 #include "stats/stats.h"
 #include "transport/node.h"
@@ -65,7 +67,7 @@ struct CoherenceParts {
   WriteVectors* wvec = nullptr;   // this home's write vectors (required)
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
   bool auto_hints = false;        // SCOPEDSM_AUTO_HINTS: the engine's own hints (fetch runs off)
-  uint32_t test_faults = 0;       // TestFault bits (negative controls only)
+  uint64_t test_faults = 0;       // TestFault bits (negative controls only)
   bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
   bool prefetch_sync = false;     // SCOPEDSM_PREFETCH=sync: hints wait for their runs
   uint64_t home_memory_pages = 0; // SCOPEDSM_HOME_MEMORY in pages; 0 = no limit
@@ -102,11 +104,11 @@ class Coherence {
   // move_homes: starts the next epoch and moves the homes that were offered
   // (every process decides the same from the same notices); the caller
   // holds the service's serve mutex, since the service thread reads
-  // PageMeta::home. Homes move before anything else changes a protection: a
-  // protection change may relieve map pressure by dropping clean copies,
-  // and the copies taken over as home pages must not be among them. Then
-  // finish_barrier: invalidates, and untraps the home pages nobody holds a
-  // copy of any more.
+  // PageMeta::home. Homes move before anything else changes a page: the
+  // relief of map pressure that may follow any operation drops clean
+  // copies (PageFsm), and the copies taken over as home pages must not be
+  // among them. Then finish_barrier: invalidates, and untraps the home
+  // pages nobody holds a copy of any more.
   void move_homes(const std::vector<WriteNotice>& notices);
   void finish_barrier(const std::vector<WriteNotice>& notices);
 
@@ -208,20 +210,20 @@ class Coherence {
 
   // Sets up a new allocation's pages; home_of(page) gives each page's home
   // (or kHomeUnknown). `call` names the API call for error messages.
-  // `pinned` pages (an OpenMP master's stack, which the master writes all the
+  // `home_pinned` pages (an OpenMP master's stack, which the master writes all the
   // time, system calls included) keep their home for good, are never
   // write-trapped there (so they need no fault at the home, ever), and every
   // copy of one elsewhere is unrecorded: dropped at the copier's next
   // acquire, as a one-sided copy of an untrapped page is (PROTOCOL.md §2.3).
   void place_pages(uint64_t first, uint64_t count, const std::function<int32_t(uint64_t)>& home_of,
-                   const char* call, bool pinned = false);
-  // Page `page` of an allocation becomes a guard: no access, and touching it
-  // ends the job saying "`what`" (the page below an OpenMP master's stack:
-  // "the master's stack overflowed ..."). On every process alike.
-  void place_guard(uint64_t page, const char* what);
+                   const char* call, bool home_pinned = false);
+  // Page `page`, which no allocation holds (Runtime::add_guard_page), is a
+  // guard: touching it ends the job saying "`what`" (the page below an
+  // OpenMP master's stack: "the master's stack overflowed ...").
+  void note_guard(uint64_t page, const char* what);
 
  private:
-  bool test_fault(TestFault f) const { return (test_faults_ & static_cast<uint32_t>(f)) != 0; }
+  bool test_fault(TestFault f) const { return (test_faults_ & static_cast<uint64_t>(f)) != 0; }
   // The bytes of a page (a coherence unit) that its twin and diff cover:
   // all of them, or under the negative control unit-first-page-only just
   // its first OS page, so that writes to the rest of a unit are lost.
@@ -240,8 +242,9 @@ class Coherence {
   void fetch(uint64_t page, bool for_write);
   // Fetches pages [first, first + count), all invalid and homed at `home`,
   // into cache slots (obtain_slot). The caller sets the first page's state;
-  // the others become read-only, but the last: a tripwire (prefetched).
-  void fetch_run(uint64_t first, uint32_t count, int home);
+  // the others become read-only, but the last: a tripwire (prefetched) of
+  // a run from `source`.
+  void fetch_run(uint64_t first, uint32_t count, int home, RunSource source);
   // Reserves disk for pages about to be written (file backing); ends the job if full.
   void reserve_disk(uint64_t first, uint64_t count, const char* context);
   // Gives back cached copies (sorted): a dirty one's diff goes home first.
@@ -276,9 +279,6 @@ class Coherence {
   // Adds to `drop` the unrecorded copies still held (every acquire drops
   // them: docs/PROTOCOL.md §2.3) and empties the list.
   void take_unrecorded(std::vector<uint32_t>* drop);
-  // A hint's run [first, first + count), fetched: readable, but for its last
-  // page, the tripwire (kPrefetched) whose touch counts it used.
-  void settle_hint_run(uint64_t first, uint32_t count, RunSource source);
   // Asynchronous prefetch (docs/PROTOCOL.md §2.6). start_prefetch leaves
   // run [first, first + count) of `home` in flight on a free reply lane and
   // returns true, or returns false with nothing done if no lane is free or
@@ -287,7 +287,8 @@ class Coherence {
   bool start_prefetch(uint64_t first, uint32_t count, int home, RunSource source);
   // Waits for the run in flight in inflight_[i] and settles it: read-only
   // and counted used if `touched` (a fault on one of its pages finishes
-  // it), else as settle_hint_run.
+  // it), else readable but for its last page, the tripwire (kPrefetched)
+  // whose touch counts it used.
   void finish_prefetch(uint32_t i, bool touched = false);
   // The index in inflight_ of the run `page` (kInFlight) belongs to.
   uint32_t inflight_index(uint64_t page) const;
@@ -300,8 +301,10 @@ class Coherence {
   void home_write(uint64_t page);
   void claim_home(uint64_t page, Access access);
   uint32_t obtain_slot(uint64_t page);
-  void evict(uint32_t slot);
-  void drop_copies(std::vector<uint32_t>& sorted_pages);
+  // Drops the copy in `slot` (a dirty one's diff goes home first) for `cause`.
+  void evict(uint32_t slot, Cause cause);
+  // Drops cached copies (sorted; runs in flight are finished first) for `cause`.
+  void drop_copies(std::vector<uint32_t>& sorted_pages, Cause cause);
   void discard_stale();
   void make_diff(uint64_t page);
   void send_pending(int home);
@@ -315,14 +318,7 @@ class Coherence {
   // Keeps an invalid copy's memory until the next batch discard.
   void list_stale(uint32_t page);
   void mark_dirty(uint64_t page);
-  // The only code that changes a page's state; the protection follows from
-  // the new state (prot_for). `context` names the cause in error reports.
-  void transition(uint64_t page, PageState to, const char* context);
-  // Ends the job if `page` would leave kInFlight other than by finish_prefetch.
-  void check_leaving(uint64_t page, const char* context) const;
-  void transition_runs(const std::vector<uint32_t>& sorted_pages, PageState to, const char* context);
-  void transition_range(uint64_t first, uint64_t count, PageState to, const char* context);
-  void set_prot(uint64_t first, uint64_t count, Prot prot, const char* context);
+  // PageFsm's relief: drops every clean cached copy it allows.
   void relieve_map_pressure();
 
   const int rank_;
@@ -341,7 +337,7 @@ class Coherence {
   std::vector<uint32_t> nt_touched_;  // pending pages we fetched by a fault since the last barrier
   const uint32_t max_run_;
   uint32_t window_;  // the run a sequential fault fetches; doubles when a run is used, halves when wasted
-  const uint32_t test_faults_;
+  const uint64_t test_faults_;
   const NodeTopology* const node_;
   Transport* const transport_;
   Region* const region_;
@@ -351,6 +347,7 @@ class Coherence {
   AppCounters* const stats_;
   WriteVectors* const wvec_;
   const Surface* const surface_;
+  PageFsm fsm_;  // every change of a page's state, protection and slot
   uint32_t epoch_ = 0;
   MessageSource message_source_;
   NodeCopySource node_source_;
@@ -362,7 +359,6 @@ class Coherence {
   std::vector<uint32_t> dirty_;                       // pages written this interval
   std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
   std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it
-  bool in_relief_ = false;
   const bool release_buffered_;
   const uint64_t home_memory_pages_;
   const bool auto_hints_;
@@ -378,21 +374,12 @@ class Coherence {
   };
   std::array<InFlightRun, kMaxAsyncFetches> inflight_;
   uint32_t inflight_runs_ = 0;     // lanes in use
-  bool settling_ = false;          // finish_prefetch is moving pages out of kInFlight
   const bool auto_over_hints_;     // test fault auto-over-hints: it does not
   const bool sync_prefetch_;       // SCOPEDSM_PREFETCH=sync: hints wait for their runs
   ReleaseBuffer released_copies_;  // cached pages released, buffered
   ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
   uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)
-  std::vector<std::pair<uint64_t, const char*>> guards_;  // place_guard
-  // Pages prepare() is making valid, as [first, end) ranges: not evicted,
-  // nor dropped to relieve map pressure, meanwhile. Empty otherwise.
-  std::vector<std::pair<uint64_t, uint64_t>> pins_;
-  bool pinned(uint64_t page) const {
-    for (const auto& [first, end] : pins_)
-      if (page >= first && page < end) return true;
-    return false;
-  }
+  std::vector<std::pair<uint64_t, const char*>> guards_;  // note_guard
 };
 
 }  // namespace scopedsm

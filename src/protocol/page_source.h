@@ -163,14 +163,14 @@ class RmaSource final : public PageSource {
   // `test_faults`: the negative controls skip-seen-mark and
   // rma-ignore-untrapped only.
   RmaSource(const RmaWindows* windows, const Region* region, PageTable* pages, Transport* transport,
-            bool track_untrapped, uint32_t test_faults)
+            bool track_untrapped, uint64_t test_faults)
       : windows_(windows),
         region_(region),
         pages_(pages),
         t_(transport),
         track_untrapped_(track_untrapped),
-        skip_seen_mark_((test_faults & static_cast<uint32_t>(TestFault::kSkipSeenMark)) != 0),
-        skip_share_check_((test_faults & static_cast<uint32_t>(TestFault::kRmaIgnoreUntrapped)) != 0) {}
+        skip_seen_mark_((test_faults & static_cast<uint64_t>(TestFault::kSkipSeenMark)) != 0),
+        skip_share_check_((test_faults & static_cast<uint64_t>(TestFault::kRmaIgnoreUntrapped)) != 0) {}
   const char* name() const override { return "rma"; }
   // start() waits for the home's acknowledgement of our DIFFs and, once per
   // page and allocation, for the `seen` mark's flush; then posts MPI_Rgets.

@@ -39,7 +39,7 @@ int LoopScheduler::queue_lock(int rank) const {
 }
 
 bool LoopScheduler::no_steal() const {
-  return (rt_->state().config.test_faults & static_cast<uint32_t>(TestFault::kNoSteal)) != 0;
+  return (rt_->state().config.test_faults & static_cast<uint64_t>(TestFault::kNoSteal)) != 0;
 }
 
 Segment* LoopScheduler::segments() const { return reinterpret_cast<Segment*>(central_ + sizeof(CentralQueue)); }

@@ -361,7 +361,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   load_ = std::make_unique<LoadBalancer>(size, rank);
   tasks_ = std::make_unique<TaskMigrator>(rank, static_cast<TaskMigrationMode>(cfg.task_migration),
                                           cfg.task_migration_alpha, cfg.task_migration_beta,
-                                          (cfg.test_faults & static_cast<uint32_t>(TestFault::kNoTaskMigration)) != 0);
+                                          (cfg.test_faults & static_cast<uint64_t>(TestFault::kNoTaskMigration)) != 0);
   reports_.set_origin(now_ns());
   SCOPEDSM_LOG(LogLevel::kInfo, "started: %d processes on %s%s, region %p + %" PRIu64 " bytes; %s", size,
                state_->node.describe().c_str(), node_shared ? ", homes shared within each node" : "",
@@ -461,12 +461,22 @@ void Runtime::place(ApiCall call, const std::string& call_text, const AllocLayou
   s.pages.set_allocated(next_page_);
   // System calls and MPI calls on the new memory now prepare it
   // (runtime/shared_access.h); not under the negative control.
-  if ((s.config.test_faults & static_cast<uint32_t>(TestFault::kInterposeDirect)) == 0) {
+  if ((s.config.test_faults & static_cast<uint64_t>(TestFault::kInterposeDirect)) == 0) {
     const auto base = reinterpret_cast<uintptr_t>(s.region.base());
     shared_access::publish(base, base + next_page_ * s.region.page_size());
   }
   // Phase 2: nobody touches the new pages before every home has set them up.
   sync_->collective(call_text + " [pages placed]", {});
+}
+
+void* Runtime::add_guard_page(const char* what) {
+  RuntimeState& s = *state_;
+  if (next_page_ >= s.region.num_pages()) fatal("%s: no room for a guard page in the shared region", what);
+  const uint64_t page = next_page_++;
+  // Never placed, so it stays unallocated (no access) on every process.
+  coherence_->note_guard(page, what);
+  s.pages.set_allocated(next_page_);
+  return s.region.app(page);
 }
 
 void* Runtime::allocate_pinned(ApiCall call, const std::string& call_text, uint64_t bytes, int home) {
@@ -636,7 +646,7 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   g_lifecycle.store(Lifecycle::kFinished);
   set_abort_hook(nullptr);
   if (we_initialized_mpi_)
-    finalize_mpi(s.config.timeout_s, s.rank, s.rank == 1 && (s.config.test_faults & static_cast<uint32_t>(TestFault::kHangInFinalize)) != 0);
+    finalize_mpi(s.config.timeout_s, s.rank, s.rank == 1 && (s.config.test_faults & static_cast<uint64_t>(TestFault::kHangInFinalize)) != 0);
 }
 
 }  // namespace scopedsm

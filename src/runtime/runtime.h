@@ -60,11 +60,10 @@ class Runtime {
   // this process saw (Region::retire): an OpenMP program's globals and
   // master stack, which its exit handlers use after the runtime ends.
   void keep_after_finalize(uint64_t pages) { keep_pages_ = pages; }
-  // The page at `addr` (allocated) becomes a guard page: touching it ends
-  // the job saying `what` (Coherence::place_guard). Same call everywhere.
-  void place_guard(const void* addr, const char* what) {
-    coherence_->place_guard(state_->region.page_of(addr), what);
-  }
+  // Collective: leaves the next page of the region to no allocation, a
+  // guard page: touching it ends the job saying `what`
+  // (Coherence::note_guard). Returns its address.
+  void* add_guard_page(const char* what);
 
   // Makes the shared part of [addr, addr+len) safe for kernel or MPI access
   // (no faults needed); the rest is not ours. Reports a range that reaches

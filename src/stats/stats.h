@@ -81,6 +81,7 @@ namespace scopedsm {
   X(evictions_far)               \
   X(dirty_evictions)             \
   X(stale_discards)              \
+  X(map_reliefs)                 \
   X(locks)                       \
   X(handoffs)                    \
   X(grant_notices)               \

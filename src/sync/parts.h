@@ -20,7 +20,7 @@ namespace scopedsm {
 struct SyncParts {
   int rank = 0;
   int size = 1;
-  uint32_t test_faults = 0;  // TestFault bits (negative controls only)
+  uint64_t test_faults = 0;  // TestFault bits (negative controls only)
   double timeout_s = 0;      // SCOPEDSM_TIMEOUT; 0: waits are unbounded
   Transport* transport = nullptr;
   const PageTable* pages = nullptr;
@@ -43,7 +43,7 @@ struct SyncParts {
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages->allocated(), size, locks + kReservedLocks}; }
-  bool test_fault(TestFault f) const { return (test_faults & static_cast<uint32_t>(f)) != 0; }
+  bool test_fault(TestFault f) const { return (test_faults & static_cast<uint64_t>(f)) != 0; }
 };
 
 }  // namespace scopedsm

@@ -183,8 +183,8 @@ TEST(Config, StrictMakesAnUnknownVariableAnError) {
 
 TEST(Config, TestFaultsBecomeBitsOnce) {
   auto bits = [](std::initializer_list<TestFault> faults) {
-    uint32_t b = 0;
-    for (TestFault f : faults) b |= static_cast<uint32_t>(f);
+    uint64_t b = 0;
+    for (TestFault f : faults) b |= static_cast<uint64_t>(f);
     return b;
   };
   Config c;
