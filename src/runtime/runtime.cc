@@ -226,6 +226,8 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   int initialized = 0;
   MPI_Initialized(&initialized);
   int provided = MPI_THREAD_SINGLE;
+  // Before the MPI library sets its own (fault_handler.h).
+  remember_program_segv_handler();
   if (!initialized) {
     // A GETP answer is one page; keep pages on Open MPI's shared-memory
     // eager path instead of its slower rendezvous. Users may override.
@@ -346,6 +348,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   app_tid_ = current_tid();
   shared_access::set_application_thread();
   install_fault_handler(&Runtime::on_region_fault);
+  set_shared_extent(state_->region.base(), state_->region.base() + state_->region.bytes(), 0);
   state_->stats.set_segv_cost_ns(calibrate_fault_cost());
   state_->stats.set_origin_ns(start_ns_);
   state_->stats.set_net(&state_->transport.net().counters());
@@ -449,6 +452,12 @@ void* Runtime::allocate(ApiCall call, const std::string& call_text, uint64_t byt
   return s.region.app(layout.first_page);
 }
 
+void Runtime::note_allocated() {
+  RuntimeState& s = *state_;
+  s.pages.set_allocated(next_page_);
+  set_shared_extent(s.region.base(), s.region.base() + s.region.bytes(), next_page_ * s.region.page_size());
+}
+
 void Runtime::place(ApiCall call, const std::string& call_text, const AllocLayout& layout, bool pinned) {
   RuntimeState& s = *state_;
   // Phase 1: everyone asks for the same thing.
@@ -458,7 +467,7 @@ void Runtime::place(ApiCall call, const std::string& call_text, const AllocLayou
     return layout.first_touch ? kHomeUnknown : cyclic_home(layout, size, p);
   }, call.name, pinned);
   next_page_ = layout.first_page + layout.pages;
-  s.pages.set_allocated(next_page_);
+  note_allocated();
   // System calls and MPI calls on the new memory now prepare it
   // (runtime/shared_access.h); not under the negative control.
   if ((s.config.test_faults & static_cast<uint64_t>(TestFault::kInterposeDirect)) == 0) {
@@ -475,7 +484,7 @@ void* Runtime::add_guard_page(const char* what) {
   const uint64_t page = next_page_++;
   // Never placed, so it stays unallocated (no access) on every process.
   coherence_->note_guard(page, what);
-  s.pages.set_allocated(next_page_);
+  note_allocated();
   return s.region.app(page);
 }
 
@@ -637,6 +646,7 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   reports_.write_trace(s.stats);
 
   shared_access::publish(0, 0);
+  set_shared_extent(nullptr, nullptr, 0);
   g_fault_target.store(nullptr, std::memory_order_release);
   g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.app(keep_pages_)));
   g_retired_end.store(reinterpret_cast<uintptr_t>(s.region.base()) + s.region.bytes());

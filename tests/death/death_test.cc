@@ -443,13 +443,33 @@ TEST(Faults, OutsideTheRegionKeepTheirDefaultBehaviour) {
   const char* died = "signal 11|Segmentation fault";
 #endif
   EXPECT_TRUE(std::regex_search(o.output, std::regex(died))) << o.output;
+#if SCOPEDSM_TEST_UNDER_ASAN
+  // ASan's handler was there before main, as a program's own would be: it
+  // gets the fault with no line of ours.
   EXPECT_EQ(o.output.find("scopedsm: rank"), std::string::npos) << o.output;
+#else
+  // Before the crash, exactly one line of ours, naming the address, the
+  // rank and the shared memory allocated so far (8192 bytes).
+  std::smatch m;
+  const std::regex line("scopedsm: rank 0: error: SIGSEGV at 0x10: the program touched an address outside the "
+                        "shared space \\(the nearest shared memory is 0x([0-9a-f]+)-0x([0-9a-f]+), the 8192 bytes "
+                        "allocated so far\\); not a fault of shared memory: the program crashes as it would without "
+                        "ScopeDSM\n");
+  ASSERT_TRUE(std::regex_search(o.output, m, line)) << o.output;
+  EXPECT_EQ(std::stoull(m[2].str(), nullptr, 16) - std::stoull(m[1].str(), nullptr, 16), 8192u) << o.output;
+  size_t lines = 0;
+  for (size_t at = o.output.find("scopedsm: "); at != std::string::npos; at = o.output.find("scopedsm: ", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1u) << o.output;
+#endif
 }
 
 TEST(Faults, ApplicationHandlerIsChained) {
   Outcome o = run_case("chained_handler", 1, {});
   EXPECT_FALSE(o.killed_by_us);
   EXPECT_NE(o.output.find("application SIGSEGV handler ran"), std::string::npos) << o.output;
+  // The program's handler took the fault: ScopeDSM says nothing about it.
+  EXPECT_EQ(o.output.find("scopedsm: rank"), std::string::npos) << o.output;
   EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.output;
 }
 

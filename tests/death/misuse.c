@@ -272,6 +272,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "segv_outside_region") || !strcmp(c, "chained_handler")) {
     /* The address is read through a volatile so the compiler cannot see it. */
     volatile uintptr_t outside = 16;
+    (void)jia_alloc(8192); /* what the report names as the shared memory so far */
     volatile int *p = (volatile int *)outside;
     *p = 1;
   }
