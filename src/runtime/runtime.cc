@@ -69,7 +69,7 @@ void finalize_mpi(double timeout_s, int rank, bool hang) {
     std::unique_lock<std::mutex> lock(mu);
     if (cv.wait_for(lock, std::chrono::duration<double>(bound_s), [&] { return done; })) return;
     std::fprintf(stderr,
-                 "scopedsm: rank %d: MPI_Finalize has not returned within %g s (%s); the MPI library "
+                 "scopedsm: rank %d: warning: MPI_Finalize has not returned within %g s (%s); the MPI library "
                  "hangs in its own shutdown. Every ScopeDSM operation had completed, so the process exits "
                  "with status 0 (if the library still holds it once its peers have gone)\n",
                  rank, bound_s, limit_set ? "SCOPEDSM_TIMEOUT" : "ScopeDSM's bound on it without SCOPEDSM_TIMEOUT");

@@ -3,7 +3,7 @@ build was configured with. The exit status is the job's.
 
 The launcher's error output passes through AbortNoise (abort_noise.py): when
 the runtime ends the job with a fatal error, the MPI library's account of
-the abort is left out and the runtime's line is the last one printed."""
+the abort is left out and one runtime line is printed, the last."""
 import os
 import shlex
 import signal
@@ -39,10 +39,11 @@ options:
   -x, --env VAR=VALUE set an environment variable for the processes
   --launcher-arg ARG  pass ARG to the MPI launcher (repeatable)
   --raw-errors        pass the launcher's error output through untouched; by
-                      default, when ScopeDSM ends the job with an error, the
-                      MPI library's account of the abort (Open MPI's
-                      MPI_ABORT banner, MPICH's BAD TERMINATION box) is left
-                      out, so that ScopeDSM's line is the last one printed
+                      default, when ScopeDSM ends the job with an error, one
+                      ScopeDSM line (the first to come) is printed, last, and
+                      the MPI library's account of the end (Open MPI's
+                      MPI_ABORT banner and exit boxes, MPICH's BAD
+                      TERMINATION box) is left out
   --hosts H           spread the processes over H "hosts" of this machine:
                       network namespaces joined by a bridge, with their own
                       hostnames; processes of different hosts share no
