@@ -57,6 +57,11 @@ options:
   --dry-run           print the launch command instead of running it
   -h, --help          this text
 
+SIGINT (Ctrl-C), SIGTERM and SIGHUP sent to scopedsm run are passed on to the
+launcher; a job not ended 10 s later is killed, launcher and all. The exit
+status is then 130, 143 or 129 and the last line says the job was
+interrupted. Killed by SIGKILL, scopedsm run takes the job with it.
+
 environment: SCOPEDSM_MPIEXEC=path overrides the MPI launcher; SCOPEDSM_IP=path
 the ip command --hosts uses.
 """
@@ -251,9 +256,7 @@ def main(argv, config):
     if opts["hosts"] is not None:
         return run_on_hosts(opts, command, env, vendor)
     try:
-        if opts["raw_errors"]:
-            os.execve(launcher, command([]), env)
-        return run_filtered(command([]), env, sys.stderr.buffer)
+        return run_filtered(command([]), env, sys.stderr.buffer, filter_noise=not opts["raw_errors"])
     except OSError as e:
         print(f"scopedsm run: cannot start the launcher {launcher}: {e.strerror}", file=sys.stderr)
         return 127
@@ -271,7 +274,7 @@ def run_on_hosts(opts, command, env, vendor):
         with hosts.Hosts(opts["hosts"]) as h:
             cmd = command(h.launcher_args(vendor, opts["per_host"]))
             try:
-                status = run_filtered(cmd, h.environment(env), sys.stderr.buffer, own_group=True,
+                status = run_filtered(cmd, h.environment(env), sys.stderr.buffer,
                                       filter_noise=not opts["raw_errors"])
             except OSError as e:
                 print(f"scopedsm run: cannot start the launcher {cmd[0]}: {e.strerror}", file=sys.stderr)
@@ -295,33 +298,32 @@ def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def run_filtered(cmd, env, err, own_group=False, filter_noise=True):
+def run_filtered(cmd, env, err, filter_noise=True):
     """Runs the launcher with its standard input and output ours and its error
-    output through AbortNoise onto `err` (a binary stream); returns the job's
-    exit status.
+    output through AbortNoise onto `err` (a binary stream, or untouched
+    without filter_noise); returns the job's exit status.
 
-    With own_group the launcher runs in a process group of its own, every
-    end asked of us (SIGINT included) is passed on to it, its group is
-    killed if it has not ended END_GRACE_S seconds later (MPICH's Hydra may
-    not end on SIGTERM), and it is ended when we die."""
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, start_new_session=own_group,
-                            preexec_fn=_die_with_parent if own_group else None)
-    # Ctrl-C reaches the launcher by itself (the terminal signals the whole
-    # foreground group), and the launcher ends the job: we keep reading
-    # until it has. Other ends asked of us are passed on to it.
-    forwarded = (signal.SIGTERM, signal.SIGHUP) + ((signal.SIGINT,) if own_group else ())
+    The launcher runs in a session of its own, so that an end asked of us
+    reaches the job through us alone: SIGINT (Ctrl-C), SIGTERM and SIGHUP
+    are passed on to it, and if the job has not ended END_GRACE_S seconds
+    later the launcher and every process of its session are killed (MPICH's
+    Hydra may not end on SIGTERM). The launcher is ended (SIGTERM) when we
+    die, even by SIGKILL. After such an end the status is 128 + the signal
+    (130, 143, 129) and the last line says that the job was interrupted."""
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_die_with_parent)
+    received = []
     timers = []
 
     def pass_on(sig, _frame):
+        received.append(sig)
         proc.send_signal(sig)
-        if own_group and not timers:
-            timers.append(threading.Timer(END_GRACE_S, _kill_group, (proc,)))
+        if not timers:
+            timers.append(threading.Timer(END_GRACE_S, _kill_session, (proc.pid,)))
             timers[0].daemon = True
             timers[0].start()
 
-    previous = {sig: signal.signal(sig, pass_on) for sig in forwarded}
-    if not own_group:
-        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, pass_on) for sig in INTERRUPTIONS}
     noise = abort_noise.AbortNoise()
 
     def show(lines):
@@ -335,21 +337,52 @@ def run_filtered(cmd, env, err, own_group=False, filter_noise=True):
             show(noise.feed(line) if filter_noise else [line])
         proc.wait()
         show(noise.finish() if filter_noise else [])
+        if received:
+            # The launcher has gone: what is left of its session is the
+            # job's, and nothing will end it now.
+            _kill_session(proc.pid)
+            show([interrupted_line(received[0])])
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         for timer in timers:
             timer.cancel()
         proc.stderr.close()
-    return launch.exit_status(proc.returncode)
+    return 128 + received[0] if received else launch.exit_status(proc.returncode)
 
 
 END_GRACE_S = 10
+INTERRUPTIONS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _kill_group(proc):
-    if proc.poll() is None:
+def interrupted_line(sig):
+    """The last line of a job ended by `sig` sent to `scopedsm run`."""
+    name = signal.Signals(sig).name
+    return f"scopedsm run: the job was interrupted by {name} and has ended (exit status {128 + sig})\n"
+
+
+def session_members(sid, proc_root="/proc"):
+    """The processes of session `sid`, from /proc (the launcher's own session:
+    it and every process it started that did not leave it)."""
+    members = []
+    for entry in os.listdir(proc_root):
+        if not entry.isdigit():
+            continue
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            with open(os.path.join(proc_root, entry, "stat"), encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 3 and fields[3] == str(sid):
+            members.append(int(entry))
+    return members
+
+
+def _kill_session(sid):
+    for pid in session_members(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
         except OSError:
             pass

@@ -2,6 +2,7 @@
 leaves out of the launcher's error output, and what it never does."""
 import io
 import os
+import signal
 import sys
 import tempfile
 import unittest
@@ -186,3 +187,36 @@ class RunFilteredTest(unittest.TestCase):
 
 if __name__ == "__main__":
     sys.exit(unittest.main())
+
+
+class InterruptionTest(unittest.TestCase):
+    """An end asked of `scopedsm run` reaches the launcher, and the status and
+    the last line say that the job was interrupted."""
+
+    def test_sigterm_is_passed_on_and_reported(self):
+        class SignalOnReady(io.BytesIO):
+            def write(self, data):
+                if b"ready" in data:
+                    os.kill(os.getpid(), signal.SIGTERM)  # as a workflow tool would
+                return super().write(data)
+
+        with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
+            f.write("echo ready >&2\nexec sleep 100000\n")
+        try:
+            err = SignalOnReady()
+            status = run_cmd.run_filtered(["/bin/sh", f.name], dict(os.environ), err)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(status, 143)
+        self.assertEqual(err.getvalue().decode().splitlines()[-1],
+                         "scopedsm run: the job was interrupted by SIGTERM and has ended (exit status 143)")
+
+    def test_session_members(self):
+        with tempfile.TemporaryDirectory() as root:
+            for pid, stat in {"10": "10 (mpiexec) S 1 10 10 0", "11": "11 (a (b) c) R 10 11 10 0",
+                              "12": "12 (other) S 1 12 12 0"}.items():
+                os.mkdir(os.path.join(root, pid))
+                with open(os.path.join(root, pid, "stat"), "w") as f:
+                    f.write(stat)
+            os.mkdir(os.path.join(root, "self"))
+            self.assertEqual(sorted(run_cmd.session_members(10, root)), [10, 11])
