@@ -86,27 +86,27 @@ void jia_exit_(void) { api::finalize(jiaf_call("jia_exit")); }
 int64_t jia_alloc3_(int size, int block, int starthost) {
   require("jia_alloc3");
   check_size("jia_alloc3", size);
-  return static_cast<int64_t>(jia_alloc3(size, block, starthost));
+  return static_cast<int64_t>((jia_alloc3)(size, block, starthost));
 }
 int64_t jia_alloc2_(int size, int block) {
   require("jia_alloc2");
   check_size("jia_alloc2", size);
-  return static_cast<int64_t>(jia_alloc2(size, block));
+  return static_cast<int64_t>((jia_alloc2)(size, block));
 }
 int64_t jia_alloc2p_(int size, int proc) {
   require("jia_alloc2p");
   check_size("jia_alloc2p", size);
-  return static_cast<int64_t>(jia_alloc2p(size, proc));
+  return static_cast<int64_t>((jia_alloc2p)(size, proc));
 }
 int64_t jia_alloc1_(int size) {
   require("jia_alloc1");
   check_size("jia_alloc1", size);
-  return static_cast<int64_t>(jia_alloc1(size));
+  return static_cast<int64_t>((jia_alloc1)(size));
 }
 int64_t jia_alloc_(int size) {
   require("jia_alloc");
   check_size("jia_alloc", size);
-  return static_cast<int64_t>(jia_alloc(size));
+  return static_cast<int64_t>((jia_alloc)(size));
 }
 
 void jia_lock_(int id) { api::lock(jiaf_call("jia_lock"), id); }

@@ -188,6 +188,19 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"jia_alloc1_negative_size", 1, "jia_alloc1\\(size=-2147483648, block=-2147483648, starthost=0\\): "
              "negative size", {}},
         Case{"jia_alloc_negative_size", 2, "jia_alloc\\(size=-4096, block=-4096, starthost=0\\): negative size", {}},
+        Case{"jia_alloc3_block_long", 1,
+             "rank 0: jia_alloc3: block 3000000000 does not fit its int argument \\(-2147483648 to 2147483647\\), and "
+             "converted to one it is -1294967296; a block holds at most 2147483647 bytes: give a smaller block\n",
+             {}},
+        Case{"jia_alloc2p_proc_long", 1,
+             "rank 0: jia_alloc2p: proc -5000000000 does not fit its int argument \\(-2147483648 to 2147483647\\), "
+             "and converted to one it is -705032704; it must be a rank of this job\n",
+             {}},
+        Case{"jia_alloc1_int_max_plus_one", 2,
+             "rank [01]: jia_alloc1: size 2147483648 does not fit its int argument \\(-2147483648 to 2147483647\\), "
+             "and converted to one it is -2147483648; one JIAJIA allocation holds at most 2147483647 bytes: split the "
+             "data into several\n",
+             {}},
         Case{"alloc_mismatch", 2, "mismatched collective calls: rank [01] called jia_alloc3\\(size=(4096|8192)", {}},
         Case{"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)", {}},
         // jia_config(BROADCAST, OFF) on one process only: the barrier's forms differ.
@@ -254,6 +267,12 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     Errors, MisuseCxx,
     testing::Values(
+        // jia.h from C++: the size_t reaches the check before it is an int.
+        Case{"jia_alloc_size_t", 2,
+             "rank [01]: jia_alloc: size 4800000000 does not fit its int argument \\(-2147483648 to 2147483647\\), "
+             "and converted to one it is 505032704; one JIAJIA allocation holds at most 2147483647 bytes: split the "
+             "data into several\n",
+             {}},
         Case{"alloc_array_minus_one", 2,
              "rank [0-9]+: alloc_array<double>\\(n=18446744073709551615\\): n is -1 as a signed number: a negative "
              "count converted to size_t",
@@ -388,6 +407,10 @@ INSTANTIATE_TEST_SUITE_P(
                      {}}},
         Worded{"cxx", {"touch_unallocated", 2, "not part of any allocation .*; allocate it with "
                        "scopedsm::alloc_array first", {}}},
+        // A size that does not fit JIAJIA's int, in JIAJIA's words.
+        Worded{"jia", {"jia_alloc_size_t", 2, "jia_alloc: size 4800000000 does not fit its int argument "
+                       "\\(-2147483648 to 2147483647\\), and converted to one it is 505032704; one JIAJIA "
+                       "allocation holds at most 2147483647 bytes: split the data into several\n", {}}},
         // Processes in different collective calls.
         Worded{"jia", {"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)"
                        ".*\\(jia_barrier, allocations, jia_wait, jia_exit\\)", {}}},

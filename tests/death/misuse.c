@@ -195,6 +195,12 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "jia_alloc2p_int_max")) jia_alloc2p(0x7fffffff, 0); /* region is set to 1G */
   if (!strcmp(c, "jia_alloc1_negative_size")) jia_alloc1(-2147483647 - 1);
   if (!strcmp(c, "jia_alloc_negative_size")) jia_alloc(-4096);
+  /* Arguments that do not fit JIAJIA's int parameters: caught before they
+   * become ints (600000000 doubles would otherwise be 505032704 bytes). */
+  if (!strcmp(c, "jia_alloc_size_t")) jia_alloc(600000000 * sizeof(double));
+  if (!strcmp(c, "jia_alloc3_block_long")) jia_alloc3(8192, 3000000000L, 0);
+  if (!strcmp(c, "jia_alloc2p_proc_long")) jia_alloc2p(4096, -5000000000L);
+  if (!strcmp(c, "jia_alloc1_int_max_plus_one")) jia_alloc1(2147483648UL);
   if (!strcmp(c, "alloc_mismatch")) jia_alloc3(4096 * (1 + jiapid), 4096, 0);
   if (!strcmp(c, "wait_vs_barrier")) {
     if (jiapid == 1) jia_wait();
