@@ -180,8 +180,8 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
     }
     const uint64_t nodes = records.front().get("nodes");
     const char* across = rma ? "pages of other nodes are read one-sided (MPI_Get)" : "pages of other nodes travel by message";
-    std::snprintf(line, sizeof line, "layout: %zu processes on %llu node%s, at most %llu per node; %s%s\n", records.size(),
-                  static_cast<unsigned long long>(nodes), nodes == 1 ? "" : "s", static_cast<unsigned long long>(most),
+    std::snprintf(line, sizeof line, "layout: %zu process%s on %llu node%s, at most %llu per node; %s%s\n",
+                  records.size(), records.size() == 1 ? "" : "es", static_cast<unsigned long long>(nodes), nodes == 1 ? "" : "s", static_cast<unsigned long long>(most),
                   shared ? "node peers copy pages from each other's memory; " : "", across);
     os << line;
   }

@@ -175,6 +175,14 @@ INSTANTIATE_TEST_SUITE_P(
              {}},
         Case{"next_touch_not_collective", 2,
              "mismatched collective calls: rank [01] called .*scopedsm_next_touch\\(0x[0-9a-f]+, 4096\\)", {}},
+        // A start rank out of range, in the words of the call's own argument.
+        Case{"alloc_on_bad_rank", 2,
+             "rank [01]: scopedsm_alloc_on\\(size=4096, rank=99\\): 99 is not a rank of this job: ranks are 0 to 1\n",
+             {}},
+        Case{"jia_alloc3_bad_starthost", 2,
+             "rank [01]: jia_alloc3\\(size=4096, block=4096, starthost=99\\): 99 is not a rank of this job: ranks "
+             "are 0 to 1\n",
+             {}},
         Case{"jia_alloc3_negative_size", 2, "jia_alloc3\\(size=-1, block=4096, starthost=0\\): negative size", {}},
         Case{"jia_alloc3_int_max", 2,
              "jia_alloc3\\(size=2147483647, block=2147483647, starthost=0\\): 2147483647 bytes asked for but only "
@@ -430,6 +438,14 @@ INSTANTIATE_TEST_SUITE_P(
         Worded{"cxx", {"deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in scopedsm::wait for rank 1, which "
                        "waits in scopedsm::LockGuard\\(0\\) held by rank 0; none of them can proceed\n",
                        {"SCOPEDSM_TIMEOUT=0"}}},
+        // A condition variable nobody can set: the report names it.
+        Worded{"jia", {"cv_deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in jia_barrier for rank 1, which "
+                       "waits in jia_waitcv\\(3\\) for another process to set it; none of them can proceed\n",
+                       {"SCOPEDSM_TIMEOUT=0"}}},
+        Worded{"c", {"cv_deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in scopedsm_barrier for rank 1, "
+                     "which waits in scopedsm_cv_wait\\(3\\) for another process to set it; none of them can "
+                     "proceed\n",
+                     {"SCOPEDSM_TIMEOUT=0"}}},
         // A lock never released: the stall's warning and report.
         Worded{"c", {"timeout", 2, "warning: scopedsm_lock\\(0\\): rank 1 has waited 1\\.[0-9] s of the 2 s limit "
                      "\\(SCOPEDSM_TIMEOUT\\)[^\n]*\n(.*\n)*scopedsm: rank 0: scopedsm_lock\\(0\\) timed out: rank 1 "

@@ -268,6 +268,20 @@ TEST(Config, EveryVariableDocsConfigListsIsKnown) {
   EXPECT_GT(rows, 10);
 }
 
+// Each variable has one row: two rows of one variable say different things.
+TEST(Config, DocsConfigHasOneRowPerVariable) {
+  std::ifstream f(SCOPEDSM_DOCS_DIR "/CONFIG.md");
+  ASSERT_TRUE(f) << "docs/CONFIG.md missing";
+  const std::regex row(R"(^\| `(SCOPEDSM_[A-Z_]+)` \|)");
+  std::map<std::string, int> rows;
+  std::string line;
+  while (std::getline(f, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) ++rows[m[1].str()];
+  }
+  for (const auto& [name, count] : rows) EXPECT_EQ(count, 1) << name << " has " << count << " rows in docs/CONFIG.md";
+}
+
 }  // namespace
 }  // namespace scopedsm
 

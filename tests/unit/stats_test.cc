@@ -27,6 +27,12 @@ TEST(StatsSummary, NamesTheNodeLayout) {
   EXPECT_NE(rma.find("at most 1 per node; pages of other nodes are read one-sided (MPI_Get)"), std::string::npos) << rma;
 }
 
+// One process is "1 process", not "1 processes".
+TEST(StatsSummary, CountsProcessesInTheSingular) {
+  std::string one = format_summary({record(0, 1, 1, 0)});
+  EXPECT_NE(one.find("layout: 1 process on 1 node, at most 1 per node;"), std::string::npos) << one;
+}
+
 }  // namespace
 }  // namespace scopedsm
 

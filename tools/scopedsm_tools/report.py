@@ -369,6 +369,10 @@ def main(argv, config):
     pictures, notes = plots.draw_all(out_dir, data)
     md = os.path.join(out_dir, "report.md")
     write_markdown(md, merged, pictures, notes)
+    # A statistics file's or a trace's tables are short: printed as well.
+    for section in [per_rank_section(per, ()) for per in merged["per_rank"]] + \
+            [trace_section(trace) for trace in merged["traces"]]:
+        print("\n".join(section))
     for n in notes:
         print(f"scopedsm report: {n}", file=sys.stderr)
     written = [md] + [os.path.join(out_dir, f"{name}.png") for name in pictures]
