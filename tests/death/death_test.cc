@@ -221,7 +221,7 @@ INSTANTIATE_TEST_SUITE_P(
              "rank 0: mismatched collective calls: rank 2 called jia_barrier but rank 0 called jia_alloc\\(size=4096", {}},
         Case{"alloc_in_cs", 1, "collective allocation inside a critical section", {}},
         Case{"gettask_without_settask", 2, "rank [0-9]+: jia_gettask: no loop started", {}},
-        Case{"loop_bad_schedule", 2, "rank [0-9]+: scopedsm_loop_init: 'dynamic,4' is not a schedule: expected static, ss",
+        Case{"loop_bad_schedule", 2, "rank [0-9]+: scopedsm_loop_init: 'runtime,4' is not a schedule: expected static, ss",
              {}},
         Case{"loop_mismatch", 2, "jia_settask\\(begin=0, end=1[12], schedule=gss", {}},
         Case{"lbarrier_reversed", 2, "rank [0-9]+: jia_lbarrier: this process's range \\[5, 2\\] is reversed \\(an "

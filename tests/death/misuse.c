@@ -228,7 +228,7 @@ int main(int argc, char **argv) {
     int b, e;
     jia_gettask(&b, &e);
   }
-  if (!strcmp(c, "loop_bad_schedule")) scopedsm_loop_init(0, 10, "dynamic,4", NULL, 0);
+  if (!strcmp(c, "loop_bad_schedule")) scopedsm_loop_init(0, 10, "runtime,4", NULL, 0);
   if (!strcmp(c, "loop_mismatch")) jia_settask(0, 10 + jiapid, "gss", NULL, 0);
   /* Task migration: a reversed range, setups that differ, parts that do not
    * follow each other, and jia_lbarrier on one process only. */
