@@ -190,7 +190,7 @@ def per_rank_section(per, pictures):
     if not rows:
         return []
     out = [f"## Where each process spent its time: {per['app']} (`{per['file']}`)", "",
-           "Seconds per process. busy + data + segv + syn = total, the application thread's time; server (the "
+           "Seconds per process. busy + data + segv + syn + atomic = total, the application thread's time; server (the "
            "service thread) and diff (made during data and syn, applied while serving) run beside it. "
            "Messages and KiB are those the process sent.", ""]
     out.append(table(["rank", "host", "total"] + results.TIME_CATEGORIES + ["faults", "fetches", "messages sent",
@@ -281,7 +281,8 @@ def write_markdown(path, merged, pictures, notes):
     if brows:
         out += ["## Overhead breakdown (s, mean over processes)", "",
                 "JIAJIA's categories: busy computing, data (page faults served), segv (fault entry/exit), "
-                "syn (locks, barriers), server (service thread, runs beside the others), diff.", ""]
+                "syn (locks, barriers), atomic (atomics and AMO calls at the home), server (service thread, runs beside the "
+                "others), diff.", ""]
         out.append(table(["app", "config", "np"] + results.TIME_CATEGORIES,
                          [(r["app"], r["config"], r["procs"], *[r["time_s"][c] for c in results.TIME_CATEGORIES])
                           for r in brows]))
