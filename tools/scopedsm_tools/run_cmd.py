@@ -13,14 +13,21 @@ import threading
 
 from . import abort_noise, hosts, launch, load
 
-USAGE = """usage: scopedsm run -n N [options] program [args...]
+USAGE = """usage: scopedsm run [-n N] [options] program [args...]
 
-Runs program on N processes of this machine (no host file needed), through
-the MPI launcher ScopeDSM was built with. SCOPEDSM_* variables of the
-environment reach every process. The exit status is the job's.
+Runs program on N processes of this machine (no host file needed), or of
+the machines a host file names, through the MPI launcher ScopeDSM was built
+with. SCOPEDSM_* variables of the environment reach every process. The exit
+status is the job's.
 
 options:
-  -n, --np N          number of processes (at least 1)
+  -n, --np N          number of processes (at least 1); without it, the
+                      number of physical cores this process may run on, or
+                      with --hostfile the number of slots the file names
+  --hostfile FILE     run on the hosts FILE names, in Open MPI's form
+                      ("host slots=4") or MPICH's ("host:4"; a host alone
+                      is one slot); passed to the launcher as Open MPI's
+                      --hostfile or MPICH's -f
   --stats FILE        write every process's statistics as JSON to FILE
                       (sets SCOPEDSM_STATS_FILE)
   --trace FILE        write every process's events to FILE, a trace that
@@ -74,7 +81,8 @@ class UsageError(Exception):
 def parse_args(argv):
     """Options up to the program name; everything after belongs to the program."""
     opts = {"nprocs": None, "env": {}, "launcher_args": [], "dry_run": False, "help": False,
-            "raw_errors": False, "program": None, "args": [], "hosts": None, "per_host": None, "loads": None}
+            "raw_errors": False, "program": None, "args": [], "hosts": None, "per_host": None, "loads": None,
+            "hostfile": None}
 
     def value(i, name):
         if i + 1 >= len(argv):
@@ -114,7 +122,7 @@ def parse_args(argv):
                 raise UsageError(f"{name} takes a whole number, not '{text}'") from None
             i += step
             continue
-        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg", "--load"}
+        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg", "--load", "--hostfile"}
         if name in takes_value:
             if eq and name != "-x":
                 v, step = inline, 1
@@ -131,6 +139,8 @@ def parse_args(argv):
                     raise UsageError(str(e)) from None
             elif name == "--timeout":
                 opts["env"]["SCOPEDSM_TIMEOUT"] = v
+            elif name == "--hostfile":
+                opts["hostfile"] = os.path.abspath(v)
             elif name in ("-x", "--env"):
                 var, has_eq, val = v.partition("=")
                 if not has_eq or not var:
@@ -176,6 +186,52 @@ def check_configuration(config, env):
     return None
 
 
+def hostfile_slots(text):
+    """The slots a host file names: Open MPI's form ("host slots=4",
+    "max_slots=" ignored) or MPICH's ("host:4"); a host alone is one slot,
+    and '#' starts a comment. UsageError for a line it cannot read."""
+    total = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        host, _, count = words[0].partition(":")
+        slots = None
+        for w in words[1:]:
+            key, eq, val = w.partition("=")
+            if key == "slots" and eq:
+                slots = val
+            elif not (key == "max_slots" and eq):
+                raise UsageError(f"host file line {number}: '{raw.strip()}' is neither 'host slots=N' nor 'host:N'")
+        if count and slots is not None:
+            raise UsageError(f"host file line {number}: '{raw.strip()}' gives its slots twice")
+        text_count = count or slots or "1"
+        if not host or not text_count.isdigit() or int(text_count) < 1:
+            raise UsageError(f"host file line {number}: '{raw.strip()}' is neither 'host slots=N' nor 'host:N' "
+                             "(N at least 1)")
+        total += int(text_count)
+    if total == 0:
+        raise UsageError("the host file names no host")
+    return total
+
+
+def default_nprocs(opts):
+    """-n when none is given: the host file's slots, else the physical cores."""
+    if opts["hostfile"] is None:
+        return launch.physical_cores()
+    try:
+        with open(opts["hostfile"], encoding="utf-8", errors="replace") as f:
+            return hostfile_slots(f.read())
+    except OSError as e:
+        raise UsageError(f"cannot read the host file {opts['hostfile']}: {e.strerror}") from None
+
+
+def hostfile_args(vendor, path):
+    """The launcher's option for a host file: Open MPI's --hostfile, MPICH's -f."""
+    return ["--hostfile", path] if vendor == launch.OPENMPI else ["-f", path]
+
+
 def host_layout(opts):
     """(processes, per host) for --hosts, or UsageError."""
     count, per_host, nprocs = opts["hosts"], opts["per_host"], opts["nprocs"]
@@ -202,21 +258,23 @@ def main(argv, config):
         if opts["help"]:
             print(USAGE, end="")
             return 0
+        if opts["hosts"] is not None and opts["hostfile"] is not None:
+            raise UsageError("--hosts makes its own hosts: it cannot be combined with --hostfile")
         if opts["hosts"] is not None:
             opts["nprocs"], opts["per_host"] = host_layout(opts)
         elif opts["per_host"] is not None:
             raise UsageError("--per-host needs --hosts")
         if opts["nprocs"] is None:
-            raise UsageError("missing -n N (the number of processes)")
+            opts["nprocs"] = default_nprocs(opts)
         if opts["nprocs"] < 1:
             raise UsageError(f"the process count must be at least 1, not {opts['nprocs']}")
         if opts["program"] is None:
-            raise UsageError("missing the program to run (scopedsm run -n N program [args...])")
+            raise UsageError("missing the program to run (scopedsm run [-n N] program [args...])")
         if opts["loads"] is not None and len(opts["loads"]) > opts["nprocs"]:
             raise UsageError(f"--load names {len(opts['loads'])} ranks but the job has {opts['nprocs']}")
     except UsageError as e:
         print(f"scopedsm run: {e}", file=sys.stderr)
-        print("usage: scopedsm run -n N [options] program [args...]  (scopedsm run --help for more)",
+        print("usage: scopedsm run [-n N] [options] program [args...]  (scopedsm run --help for more)",
               file=sys.stderr)
         return 2
     try:
@@ -234,10 +292,12 @@ def main(argv, config):
         wrapped = load.command(opts["loads"], program, args)
         program, args = wrapped[0], wrapped[1:]
 
+    hostfile = hostfile_args(vendor, opts["hostfile"]) if opts["hostfile"] is not None else []
+
     def command(extra):
         return launch.launch_command(vendor, launcher, opts["nprocs"], program, args,
                                      env_names=launch.scopedsm_env_names(env),
-                                     extra_launcher_args=extra + opts["launcher_args"])
+                                     extra_launcher_args=extra + hostfile + opts["launcher_args"])
 
     if opts["dry_run"]:
         extra = []
