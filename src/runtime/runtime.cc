@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/doc_path.h"
 #include "common/clock.h"
 #include "jia.h"
 #include "common/log.h"
@@ -219,7 +220,8 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   const char* const init = call.name;
   guess_rank_for_messages();
   Status cs = parse_config(process_environment(), &state_->config, scopedsm_variable_names());
-  if (!cs.ok()) fatal("%s: bad configuration: %s (see docs/CONFIG.md)", init, cs.message().c_str());
+  if (!cs.ok())
+    fatal("%s: bad configuration: %s (see %s)", init, cs.message().c_str(), doc_path("CONFIG.md").c_str());
   const Config& cfg = state_->config;
   set_log_level(cfg.log_level);
 
@@ -260,8 +262,9 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   // speaks for the job (every process should see the same variables).
   if (rank == 0)
     for (const Config::UnknownVariable& u : cfg.unknown)
-      SCOPEDSM_LOG(LogLevel::kWarn, "%s: ignored (docs/CONFIG.md lists the variables, and SCOPEDSM_STRICT=on or "
-                   "'scopedsm run --strict' makes this an error)", describe_unknown(u).c_str());
+      SCOPEDSM_LOG(LogLevel::kWarn, "%s: ignored (%s lists the variables, and SCOPEDSM_STRICT=on or "
+                   "'scopedsm run --strict' makes this an error)", describe_unknown(u).c_str(),
+                   doc_path("CONFIG.md").c_str());
 
   // Every process must agree on the region size, or addresses would differ.
   if (const auto sizes = agree_on(cfg.region_size, MPI_COMM_WORLD); sizes.first != sizes.second)
