@@ -6,6 +6,9 @@
 #   <prefix>/lib/cmake/ScopeDSM/ScopeDSMTargets*.cmake       ScopeDSM::scopedsm, ScopeDSM::scopedsm_seq,
 #                                                            ScopeDSM::scopedsm_fortran (with Fortran)
 #   <prefix>/lib/pkgconfig/scopedsm.pc, scopedsm-seq.pc      pkg-config
+#   <prefix>/lib/pkgconfig/scopedsm-fortran.pc               pkg-config, the Fortran module (with Fortran)
+#   <prefix>/share/doc/scopedsm/                             README.md and docs/*.md
+#   <prefix>/share/man/man1, man3                            scopedsm(1), scopedsm-cc(1), scopedsm(3), ...
 #
 # tests/external builds and runs programs against such an installation.
 
@@ -85,8 +88,14 @@ set(SCOPEDSM_PC_SANITIZE "")
 if(SCOPEDSM_SANITIZE)
   set(SCOPEDSM_PC_SANITIZE " -fsanitize=address,undefined")
 endif()
-# scopedsm.pc, and scopedsm-seq.pc for the sequential build (no MPI).
-foreach(variant IN ITEMS scopedsm scopedsm-seq)
+# scopedsm.pc, scopedsm-seq.pc for the sequential build (no MPI), and
+# scopedsm-fortran.pc for the Fortran module (its library and scopedsm.mod,
+# which is in includedir; the rest from scopedsm.pc).
+set(_scopedsm_pc_variants scopedsm scopedsm-seq)
+if(SCOPEDSM_HAVE_FORTRAN)
+  list(APPEND _scopedsm_pc_variants scopedsm-fortran)
+endif()
+foreach(variant IN LISTS _scopedsm_pc_variants)
   if(variant STREQUAL "scopedsm")
     set(PC_NAME "ScopeDSM")
     set(PC_DESCRIPTION "Software distributed shared memory over MPI (scope consistency)")
@@ -94,6 +103,13 @@ foreach(variant IN ITEMS scopedsm scopedsm-seq)
     set(PC_REQUIRES "${SCOPEDSM_PC_REQUIRES}")
     set(PC_CFLAGS "${SCOPEDSM_PC_MPI_CFLAGS}")
     set(PC_LIBS "${SCOPEDSM_PC_MPI_LIBS}${SCOPEDSM_PC_SANITIZE}")
+  elseif(variant STREQUAL "scopedsm-fortran")
+    set(PC_NAME "ScopeDSM Fortran")
+    set(PC_DESCRIPTION "The Fortran module scopedsm (use scopedsm) of ScopeDSM")
+    set(PC_LIB scopedsm_fortran)
+    set(PC_REQUIRES "scopedsm")
+    set(PC_CFLAGS "")
+    set(PC_LIBS "")
   else()
     set(PC_NAME "ScopeDSM sequential")
     set(PC_DESCRIPTION "The ScopeDSM API on one process without MPI: the sequential baseline")
@@ -105,3 +121,9 @@ foreach(variant IN ITEMS scopedsm scopedsm-seq)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/scopedsm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/package/${variant}.pc @ONLY)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/package/${variant}.pc DESTINATION lib/pkgconfig)
 endforeach()
+
+# The documents error messages point at (common/doc_path.h finds them
+# beside the library) and the man pages.
+file(GLOB _scopedsm_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${_scopedsm_docs} DESTINATION share/doc/scopedsm)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/man/ DESTINATION share/man FILES_MATCHING PATTERN "*.[13]")

@@ -80,6 +80,29 @@ unsigned long jia_alloc2p(int size, int proc);
 unsigned long jia_alloc1(int size);
 unsigned long jia_alloc(int size);
 
+/* The arguments are ints, as in JIAJIA 2.1, so a size of 2 GiB or more
+ * (600000000 * sizeof(double), say) would silently become another size.
+ * Each call is therefore a macro that passes every argument's value, before
+ * it becomes an int, to scopedsm_jia_int_arg: a value that does not fit an
+ * int ends the job with one line naming the call, the argument and both
+ * values ("jia_alloc: size 4800000000 does not fit its int argument ...").
+ * The signatures are unchanged: (jia_alloc)(n), or the function's address,
+ * reaches the plain function. The long double parameter holds every
+ * integer argument's value exactly. */
+int scopedsm_jia_int_arg(const char *call, const char *what, long double value);
+#define jia_alloc3(size, block, starthost)                                      \
+  jia_alloc3(scopedsm_jia_int_arg("jia_alloc3", "size", (size)),                \
+             scopedsm_jia_int_arg("jia_alloc3", "block", (block)),              \
+             scopedsm_jia_int_arg("jia_alloc3", "starthost", (starthost)))
+#define jia_alloc2(size, block)                                                 \
+  jia_alloc2(scopedsm_jia_int_arg("jia_alloc2", "size", (size)),                \
+             scopedsm_jia_int_arg("jia_alloc2", "block", (block)))
+#define jia_alloc2p(size, proc)                                                 \
+  jia_alloc2p(scopedsm_jia_int_arg("jia_alloc2p", "size", (size)),              \
+              scopedsm_jia_int_arg("jia_alloc2p", "proc", (proc)))
+#define jia_alloc1(size) jia_alloc1(scopedsm_jia_int_arg("jia_alloc1", "size", (size)))
+#define jia_alloc(size) jia_alloc(scopedsm_jia_int_arg("jia_alloc", "size", (size)))
+
 /* Synchronization. */
 void jia_lock(int lockid);
 void jia_unlock(int lockid);

@@ -13,13 +13,15 @@
 // The module `scopedsm` (src/api/scopedsm.f90): most of its procedures are
 // the C API's functions themselves (ISO_C_BINDING, by value; the module's
 // procedure names are the C names, so misuse reports name what the program
-// called); init, allocation and errors go through scopedsm_f_* below.
+// called); init, allocation, atomics, DOALL loops and errors go through
+// scopedsm_f_* below.
 //
 // The mapping of every call is in docs/FORTRAN.md.
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -27,6 +29,7 @@
 #include "common/checked.h"
 #include "common/log.h"
 #include "jia.h"
+#include "scopedsm.h"
 #include "runtime/runtime.h"
 
 using scopedsm::ApiCall;
@@ -86,27 +89,27 @@ void jia_exit_(void) { api::finalize(jiaf_call("jia_exit")); }
 int64_t jia_alloc3_(int size, int block, int starthost) {
   require("jia_alloc3");
   check_size("jia_alloc3", size);
-  return static_cast<int64_t>(jia_alloc3(size, block, starthost));
+  return static_cast<int64_t>((jia_alloc3)(size, block, starthost));
 }
 int64_t jia_alloc2_(int size, int block) {
   require("jia_alloc2");
   check_size("jia_alloc2", size);
-  return static_cast<int64_t>(jia_alloc2(size, block));
+  return static_cast<int64_t>((jia_alloc2)(size, block));
 }
 int64_t jia_alloc2p_(int size, int proc) {
   require("jia_alloc2p");
   check_size("jia_alloc2p", size);
-  return static_cast<int64_t>(jia_alloc2p(size, proc));
+  return static_cast<int64_t>((jia_alloc2p)(size, proc));
 }
 int64_t jia_alloc1_(int size) {
   require("jia_alloc1");
   check_size("jia_alloc1", size);
-  return static_cast<int64_t>(jia_alloc1(size));
+  return static_cast<int64_t>((jia_alloc1)(size));
 }
 int64_t jia_alloc_(int size) {
   require("jia_alloc");
   check_size("jia_alloc", size);
-  return static_cast<int64_t>(jia_alloc(size));
+  return static_cast<int64_t>((jia_alloc)(size));
 }
 
 void jia_lock_(int id) { api::lock(jiaf_call("jia_lock"), id); }
@@ -203,6 +206,69 @@ void* scopedsm_f_alloc(const int64_t* extents, int rank, int elem_bytes, const c
                                                                     static_cast<uint64_t>(elem_bytes));
   if (!block_bytes) scopedsm::fatal("%s: the block's size does not fit 64 bits", text);
   return api::alloc_cyclic(call, text, *bytes, *block_bytes, std::max(start_rank, 0));
+}
+
+// The module's atomics: scopedsm_atomic_fetch_add(x, v[, order]) and the
+// others (scopedsm.f90), each with the index `which` of its procedure in
+// kAtomics, x the element (by reference) and operand, expected and old
+// values of `type` (scopedsm_atomic_type). Reports name the procedure and
+// the module's SCOPEDSM_ORDER_* constants.
+void scopedsm_f_atomic(void* x, int type, int which, const void* operand, const void* expected, void* old,
+                       int order) {
+  struct Procedure {
+    const char* name;
+    int op;
+  };
+  static constexpr Procedure kAtomics[] = {
+      {"scopedsm_atomic_fetch_add", SCOPEDSM_FETCH_ADD}, {"scopedsm_atomic_exchange", SCOPEDSM_EXCHANGE},
+      {"scopedsm_atomic_compare_exchange", SCOPEDSM_COMPARE_EXCHANGE},
+      {"scopedsm_atomic_fetch_and", SCOPEDSM_FETCH_AND}, {"scopedsm_atomic_fetch_or", SCOPEDSM_FETCH_OR},
+      {"scopedsm_atomic_fetch_xor", SCOPEDSM_FETCH_XOR}, {"scopedsm_atomic_fetch_min", SCOPEDSM_FETCH_MIN},
+      {"scopedsm_atomic_fetch_max", SCOPEDSM_FETCH_MAX}, {"scopedsm_atomic_load", SCOPEDSM_LOAD},
+      {"scopedsm_atomic_store", SCOPEDSM_EXCHANGE}};
+  if (which < 0 || which >= static_cast<int>(std::size(kAtomics)))
+    scopedsm::fatal("scopedsm_f_atomic: procedure %d is not one of the module's atomics", which);
+  const Procedure& proc = kAtomics[which];
+  const ApiCall call = fortran_call(proc.name);
+  Runtime::require_running(call);
+  if (order < SCOPEDSM_RELAXED || order > SCOPEDSM_SEQ_CST)
+    scopedsm::fatal("%s(%p): order=%d is not a memory order: use SCOPEDSM_ORDER_RELAXED, SCOPEDSM_ORDER_ACQUIRE, "
+                    "SCOPEDSM_ORDER_RELEASE, SCOPEDSM_ORDER_ACQ_REL or SCOPEDSM_ORDER_SEQ_CST",
+                    proc.name, x, order);
+  api::atomic_values(call, x, type, proc.op, operand, proc.op == SCOPEDSM_COMPARE_EXCHANGE ? expected : nullptr,
+                     old, order);
+}
+
+// call scopedsm_loop_init(first, last[, schedule][, data][, stride]): the
+// iterations first..last, inclusive as in a DO loop; the C loop's
+// [first, last + 1). `schedule` is `schedule_len` bytes, not NUL-terminated.
+void scopedsm_f_loop_init(int64_t first, int64_t last, const char* schedule, int schedule_len, int has_schedule,
+                          const void* data, int has_data, int64_t stride, int has_stride) {
+  const ApiCall call = fortran_call("scopedsm_loop_init");
+  Runtime::require_running(call);
+  if (has_data && !has_stride)
+    scopedsm::fatal("scopedsm_loop_init: data needs stride, the bytes from one iteration's data to the next's");
+  if (has_stride && !has_data)
+    scopedsm::fatal("scopedsm_loop_init: stride needs data, the first iteration's data");
+  if (has_stride && stride < 0)
+    scopedsm::fatal("scopedsm_loop_init: stride=%lld is negative; it is the bytes from one iteration's data to the "
+                    "next's", static_cast<long long>(stride));
+  if (last == INT64_MAX)
+    scopedsm::fatal("scopedsm_loop_init(first=%lld, last=%lld): last must be below %lld", static_cast<long long>(first),
+                    static_cast<long long>(last), static_cast<long long>(INT64_MAX));
+  const std::string text = has_schedule ? fortran_string(schedule, static_cast<size_t>(schedule_len)) : "";
+  api::loop_init(call, first, last + 1, has_schedule ? text.c_str() : nullptr,
+                 has_data ? data : nullptr, has_data ? static_cast<size_t>(stride) : 0);
+}
+
+// scopedsm_loop_next(lo, hi): the next chunk lo..hi, inclusive; 0 when none
+// is left.
+int scopedsm_f_loop_next(int64_t* lo, int64_t* hi) {
+  long long b = 0, e = 0;
+  const bool got = api::loop_next(fortran_call("scopedsm_loop_next"), &b, &e);
+  *lo = b;
+  *hi = e - 1;
+  return got ? 1 : 0;
 }
 
 // call scopedsm_error('message'): ends every process, like scopedsm_fatal.

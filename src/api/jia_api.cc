@@ -63,28 +63,35 @@ void jia_init(int argc, char** argv) {
 
 void jia_exit(void) { scopedsm::api::finalize(jia_call("jia_exit")); }
 
-unsigned long jia_alloc3(int size, int block, int starthost) {
+unsigned long (jia_alloc3)(int size, int block, int starthost) {
   return alloc_cyclic("jia_alloc3", text3("jia_alloc3", size, block, starthost), size, block, starthost);
 }
 
-unsigned long jia_alloc2(int size, int block) {
+unsigned long (jia_alloc2)(int size, int block) {
   return alloc_cyclic("jia_alloc2", text3("jia_alloc2", size, block, 0), size, block, 0);
 }
 
-unsigned long jia_alloc2p(int size, int proc) {
+unsigned long (jia_alloc2p)(int size, int proc) {
   return alloc_cyclic("jia_alloc2p", text3("jia_alloc2p", size, size, proc), size, size, proc);
 }
 
-unsigned long jia_alloc1(int size) {
+unsigned long (jia_alloc1)(int size) {
   if (first_touch_run("jia_alloc1")) return alloc_first_touch("jia_alloc1", size);
   return alloc_cyclic("jia_alloc1", text3("jia_alloc1", size, size, 0), size, size, 0);
 }
 
-unsigned long jia_alloc(int size) {
+unsigned long (jia_alloc)(int size) {
   if (first_touch_run("jia_alloc")) return alloc_first_touch("jia_alloc", size);
   int start = g_next_alloc_host;
   g_next_alloc_host = (g_next_alloc_host + 1) % hostc;
   return alloc_cyclic("jia_alloc", text3("jia_alloc", size, size, start), size, size, start);
+}
+
+int scopedsm_jia_int_arg(const char* call, const char* what, long double value) {
+  std::string error;
+  const int v = scopedsm::jia_int_arg(call, what, value, &error);
+  if (!error.empty()) scopedsm::fatal("%s", error.c_str());
+  return v;
 }
 
 void jia_lock(int lockid) { scopedsm::api::lock(jia_call("jia_lock"), lockid); }

@@ -360,11 +360,17 @@ void scopedsm_fatal(const char* fmt, ...) {
 // JIAJIA surface.
 void jia_init(int, char**) { init(jia_call("jia_init")); }
 void jia_exit(void) { finalize(jia_call("jia_exit")); }
-unsigned long jia_alloc3(int size, int block, int start) { return jia_alloc_as("jia_alloc3", size, block, start); }
-unsigned long jia_alloc2(int size, int block) { return jia_alloc_as("jia_alloc2", size, block, 0); }
-unsigned long jia_alloc2p(int size, int proc) { return jia_alloc_as("jia_alloc2p", size, size, proc); }
-unsigned long jia_alloc1(int size) { return jia_alloc_as("jia_alloc1", size, size, 0); }
-unsigned long jia_alloc(int size) { return jia_alloc_as("jia_alloc", size, size, 0); }
+unsigned long (jia_alloc3)(int size, int block, int start) { return jia_alloc_as("jia_alloc3", size, block, start); }
+unsigned long (jia_alloc2)(int size, int block) { return jia_alloc_as("jia_alloc2", size, block, 0); }
+unsigned long (jia_alloc2p)(int size, int proc) { return jia_alloc_as("jia_alloc2p", size, size, proc); }
+unsigned long (jia_alloc1)(int size) { return jia_alloc_as("jia_alloc1", size, size, 0); }
+unsigned long (jia_alloc)(int size) { return jia_alloc_as("jia_alloc", size, size, 0); }
+int scopedsm_jia_int_arg(const char* call, const char* what, long double value) {
+  std::string error;
+  const int v = scopedsm::jia_int_arg(call, what, value, &error);
+  if (!error.empty()) die_text(error);
+  return v;
+}
 void jia_lock(int id) { lock(jia_call("jia_lock"), id); }
 void jia_unlock(int id) { unlock(jia_call("jia_unlock"), id); }
 void jia_barrier(void) { barrier(jia_call("jia_barrier")); }

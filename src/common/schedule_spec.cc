@@ -43,16 +43,25 @@ bool parse_count(const std::string& text, int64_t* out) {
 }  // namespace
 
 const char* schedule_grammar() {
-  return "static, ss, bss[,K], gss, fs, tss[,first[,last]], afs[,k], sss[,alpha], aafs[,k], abs[,gss[,k]] or "
-         "abs,bss[,K] (K, k, first, last: positive integers; 0 < alpha < 1)";
+  return "static, ss, bss[,K], gss[,K], fs, tss[,first[,last]], afs[,k], sss[,alpha], aafs[,k], abs[,gss[,k]] or "
+         "abs,bss[,K] (K, k, first, last: positive integers; 0 < alpha < 1), or OpenMP's static,K, dynamic[,K], "
+         "guided[,K] or auto, with an optional monotonic: or nonmonotonic: prefix";
 }
 
 bool is_affinity_scheme(Scheme s) { return s == Scheme::kAFS || s == Scheme::kAAFS || s == Scheme::kABS; }
 
 Status parse_schedule(const std::string& text, Schedule* out) {
   const auto bad = [&] { return Status::Error("'" + text + "' is not a schedule: expected " + schedule_grammar()); };
-  std::vector<std::string> parts = split(text);
+  std::string body = text;
+  for (const char* modifier : {"monotonic:", "nonmonotonic:"})
+    if (body.rfind(modifier, 0) == 0) body.erase(0, std::string(modifier).size());
+  std::vector<std::string> parts = split(body);
   if (parts[0] == "factoring") parts[0] = "fs";
+  // OpenMP's names for the same schemes.
+  if (parts[0] == "dynamic") parts[0] = parts.size() == 1 ? "ss" : "bss";
+  if (parts[0] == "static" && parts.size() > 1) parts[0] = "bss";
+  if (parts[0] == "guided") parts[0] = "gss";
+  if (parts[0] == "auto" && parts.size() == 1) parts[0] = "static";
   Schedule s;
   bool named = false;
   for (const SchemeName& n : kNames) {
@@ -66,9 +75,11 @@ Status parse_schedule(const std::string& text, Schedule* out) {
   switch (s.scheme) {
     case Scheme::kStatic:
     case Scheme::kSS:
-    case Scheme::kGSS:
     case Scheme::kFactoring:
       if (args != 0) return bad();
+      break;
+    case Scheme::kGSS:
+      if (args > 1 || (args == 1 && !parse_count(parts[1], &s.min_chunk))) return bad();
       break;
     case Scheme::kBSS:
       if (args > 1 || (args == 1 && !parse_count(parts[1], &s.chunk))) return bad();
@@ -118,6 +129,7 @@ std::string schedule_text(const Schedule& s) {
   };
   switch (s.scheme) {
     case Scheme::kBSS: arg(s.chunk); break;
+    case Scheme::kGSS: arg(s.min_chunk); break;
     case Scheme::kTSS:
       arg(s.tss_first);
       if (s.tss_first > 0) arg(s.tss_last);

@@ -28,6 +28,7 @@ enum class Scheme : uint32_t {
 struct Schedule {
   Scheme scheme = Scheme::kStatic;
   int64_t chunk = 0;        // BSS and ABS-with-BSS: K (0: N/(4p), the dissertation's choice)
+  int64_t min_chunk = 0;    // GSS: no chunk smaller than this but the last (OpenMP's guided,K; 0: 1)
   bool local_bss = false;   // ABS: BSS(chunk) locally instead of GSS
   int64_t divisor = 0;      // AFS, AAFS, ABS-with-GSS: k of the local chunk ceil(r/k) (0: p)
   double alpha = 0.90625;   // SSS: the allocation factor
@@ -37,9 +38,13 @@ struct Schedule {
 
 // Parses the OMP_SCHEDULE-style text of SCOPEDSM_SCHEDULE and of the loop
 // calls: a scheme name, then its parameters after commas:
-//   static | ss | bss[,K] | gss | fs[,] | tss[,first[,last]] | afs[,k] |
+//   static | ss | bss[,K] | gss[,K] | fs[,] | tss[,first[,last]] | afs[,k] |
 //   sss[,alpha] | aafs[,k] | abs[,gss[,k] | ,bss[,K]]
-// ("factoring" is a synonym of fs). Names are lower case.
+// ("factoring" is a synonym of fs; gss,K hands out no chunk smaller than K
+// but the last). OpenMP's spellings name the same schemes: static,K and
+// dynamic,K are bss,K, dynamic is ss, guided[,K] is gss[,K], auto is
+// static; a monotonic: or nonmonotonic: prefix is accepted (the chunks a
+// process gets always go up). Names are lower case.
 Status parse_schedule(const std::string& text, Schedule* out);
 // The canonical text of a schedule (parses back to it).
 std::string schedule_text(const Schedule& s);

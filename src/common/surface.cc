@@ -1,6 +1,10 @@
 #include "common/surface.h"
 
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string_view>
 
 #include "common/limits.h"
@@ -108,6 +112,37 @@ std::string exit_while_waited_error(const Surface& s, const std::string& who, in
                                     const std::string& waiting_call) {
   return format("%s is exiting (returned from main or called exit()) %s while rank %d still waits for it in %s; %s",
                 who.c_str(), s.exit_without_finalize, waiting_rank, waiting_call.c_str(), s.exit_advice);
+}
+
+int jia_int_arg(const char* call, const char* what, long double value, std::string* error) {
+  constexpr long double kMin = std::numeric_limits<int>::min(), kMax = std::numeric_limits<int>::max();
+  // As the conversion to int does: the fraction goes.
+  if (value >= kMin && value < kMax + 1.0L) return static_cast<int>(value);
+  // An integer of at most 64 bits, as C converts it to int (GCC: modulo 2^32).
+  constexpr long double kTwo64 = 18446744073709551616.0L;
+  const long double whole = std::trunc(value);
+  char shown[400], converted[96] = "";
+  if (std::fabs(whole) < kTwo64) {
+    const bool negative = whole < 0;
+    const auto magnitude = static_cast<uint64_t>(negative ? -whole : whole);
+    const uint64_t bits = negative ? 0 - magnitude : magnitude;
+    std::snprintf(shown, sizeof shown, "%s%" PRIu64, negative ? "-" : "", magnitude);
+    std::snprintf(converted, sizeof converted, ", and converted to one it is %d",
+                  static_cast<int32_t>(static_cast<uint32_t>(bits)));
+  } else {
+    std::snprintf(shown, sizeof shown, "%.0Lf", whole);
+  }
+  const std::string arg = what;
+  std::string advice;
+  if (arg == "size")
+    advice = "one JIAJIA allocation holds at most 2147483647 bytes: split the data into several";
+  else if (arg == "block")
+    advice = "a block holds at most 2147483647 bytes: give a smaller block";
+  else
+    advice = "it must be a rank of this job";
+  *error = std::string(call) + ": " + arg + " " + shown + " does not fit its int argument (-2147483648 to "
+           "2147483647)" + converted + "; " + advice;
+  return 0;
 }
 
 }  // namespace scopedsm

@@ -199,4 +199,15 @@ std::string finalize_in_lock_error(ApiCall call, const std::string& held);
 // "locks held (outermost first): 3 1", or "no locks held".
 std::string describe_locks_held(const std::vector<int>& outermost_first);
 
+// JIAJIA's allocation calls take int arguments, as JIAJIA 2.1's did; jia.h
+// passes each argument's value, before it becomes an int, through
+// scopedsm_jia_int_arg (both libraries define it). Returns the value as an
+// int, or, when it does not fit one, sets *error to the report in JIAJIA's
+// words: "jia_alloc: size 4800000000 does not fit its int argument
+// (-2147483648 to 2147483647), and converted to one it is 505032704; one
+// JIAJIA allocation holds at most 2147483647 bytes: split the data into
+// several". `what` is the parameter's name in jia.h (size, block,
+// starthost, proc).
+int jia_int_arg(const char* call, const char* what, long double value, std::string* error);
+
 }  // namespace scopedsm

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <new>
 
+#include "common/doc_path.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "runtime/fault_handler.h"
@@ -169,7 +170,7 @@ Team& Team::get() { return *g_team; }
 bool Team::booted() { return g_team != nullptr; }
 
 void Team::unsupported(const char* construct, const char* why) {
-  fatal("%s: %s (docs/OPENMP.md lists what ScopeDSM's OpenMP runs)", construct, why);
+  fatal("%s: %s (%s lists what ScopeDSM's OpenMP runs)", construct, why, doc_path("OPENMP.md").c_str());
 }
 
 void Team::boot(int argc, char** argv, std::byte* start, std::byte* data_end, std::byte* end) {

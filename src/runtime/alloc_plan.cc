@@ -79,8 +79,8 @@ Status plan_allocation(uint64_t bytes, const Placement& placement, const AllocSp
   }
   if (space.ranks < 1) return Status::Error("internal error: no ranks to place pages on");
   if (placement.start_rank < 0 || placement.start_rank >= space.ranks)
-    return Status::Error("start host " + std::to_string(placement.start_rank) +
-                         " is not a rank; it must be from 0 to " + std::to_string(space.ranks - 1));
+    return Status::Error(std::to_string(placement.start_rank) + " is not a rank of this job: ranks are 0 to " +
+                         std::to_string(space.ranks - 1));
   if (Status s = pages_for_block(placement.block_bytes, space.page_size, &l.block_pages); !s.ok()) return s;
   l.start_rank = placement.start_rank;
   *out = l;

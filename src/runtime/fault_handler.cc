@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/log.h"
 
 namespace scopedsm {
 
@@ -22,9 +23,84 @@ struct sigaction g_previous;
 std::atomic<bool> g_installed{false};
 std::atomic<std::byte*> g_calibration_page{nullptr};
 thread_local int t_in_callback = 0;
+std::atomic<uintptr_t> g_region_begin{0};
+std::atomic<uintptr_t> g_region_end{0};
+std::atomic<uint64_t> g_allocated{0};
+std::atomic<bool> g_outside_reported{false};
+std::atomic<bool> g_previous_is_programs{false};
+struct sigaction g_programs;  // remember_program_segv_handler
+
+// The address of the function a disposition runs, or 0 for the default
+// action and ignoring.
+uintptr_t handler_of(const struct sigaction& sa) {
+  if (sa.sa_flags & SA_SIGINFO) return reinterpret_cast<uintptr_t>(sa.sa_sigaction);
+  if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN) return 0;
+  return reinterpret_cast<uintptr_t>(sa.sa_handler);
+}
+
+// A line built in a fixed buffer with no allocation and no stdio, so that
+// it can be written from the signal handler.
+class SignalLine {
+ public:
+  SignalLine& text(const char* s) {
+    while (*s != '\0' && n_ < sizeof buf_ - 1) buf_[n_++] = *s++;
+    return *this;
+  }
+  SignalLine& number(uint64_t v, unsigned base) {
+    char digits[24];
+    size_t k = 0;
+    do {
+      const auto d = static_cast<unsigned>(v % base);
+      digits[k++] = static_cast<char>(d < 10 ? '0' + d : 'a' + (d - 10));
+      v /= base;
+    } while (v != 0);
+    if (base == 16) text("0x");
+    while (k > 0 && n_ < sizeof buf_ - 1) buf_[n_++] = digits[--k];
+    return *this;
+  }
+  void write_line() {
+    buf_[n_++] = '\n';
+    const char* p = buf_;
+    size_t left = n_;
+    while (left > 0) {
+      const ssize_t w = write(STDERR_FILENO, p, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return;
+      p += w;
+      left -= static_cast<size_t>(w);
+    }
+  }
+
+ private:
+  char buf_[512];
+  size_t n_ = 0;
+};
+
+// The one line for a fault outside the shared space that will end the
+// process (module comment in fault_handler.h).
+void report_outside(const void* addr) {
+  const uintptr_t begin = g_region_begin.load(std::memory_order_acquire);
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  if (begin == 0 || (a >= begin && a < g_region_end.load(std::memory_order_acquire))) return;
+  if (g_outside_reported.exchange(true)) return;
+  const uint64_t allocated = g_allocated.load(std::memory_order_acquire);
+  SignalLine line;
+  line.text("scopedsm: ");
+  if (const int rank = log_rank(); rank >= 0) line.text("rank ").number(static_cast<uint64_t>(rank), 10).text(": ");
+  line.text("error: SIGSEGV at ").number(a, 16).text(": the program touched an address outside the shared space (");
+  if (allocated == 0)
+    line.text("no shared memory is allocated yet; the shared space starts at ").number(begin, 16);
+  else
+    line.text("the nearest shared memory is ").number(begin, 16).text("-").number(begin + allocated, 16)
+        .text(", the ").number(allocated, 10).text(" bytes allocated so far");
+  line.text("); not a fault of shared memory: the program crashes as it would without ScopeDSM").write_line();
+}
 
 void chain(int sig, siginfo_t* info, void* uctx) {
   const struct sigaction& prev = g_previous;
+  // A handler the program set may take the fault and go on; the default
+  // action and the MPI library's handler (a backtrace) end the process.
+  if (!g_previous_is_programs.load(std::memory_order_relaxed)) report_outside(info->si_addr);
   if (prev.sa_flags & SA_SIGINFO) {
     prev.sa_sigaction(sig, info, uctx);
     return;
@@ -66,6 +142,12 @@ void on_sigsegv(int sig, siginfo_t* info, void* uctx) {
 
 }  // namespace
 
+void set_shared_extent(const void* region_begin, const void* region_end, uint64_t allocated) {
+  g_allocated.store(allocated, std::memory_order_release);
+  g_region_end.store(reinterpret_cast<uintptr_t>(region_end), std::memory_order_release);
+  g_region_begin.store(reinterpret_cast<uintptr_t>(region_begin), std::memory_order_release);
+}
+
 bool in_region_fault() { return t_in_callback > 0; }
 
 Access fault_access(void* ucontext) {
@@ -91,13 +173,21 @@ void install_fault_handler(RegionFaultCallback callback) {
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGSEGV, &sa, &g_previous);
+  g_previous_is_programs.store(handler_of(g_previous) != 0 && handler_of(g_previous) == handler_of(g_programs));
+}
+
+void remember_program_segv_handler() {
+  if (!g_installed.load(std::memory_order_acquire)) sigaction(SIGSEGV, nullptr, &g_programs);
 }
 
 bool fault_handler_installed() { return g_installed.load(std::memory_order_acquire); }
 
 void chain_segv_handler(const struct sigaction* act, struct sigaction* old) {
   const struct sigaction previous = g_previous;
-  if (act != nullptr) g_previous = *act;
+  if (act != nullptr) {
+    g_previous = *act;
+    g_previous_is_programs.store(handler_of(*act) != 0);
+  }
   if (old != nullptr) *old = previous;
 }
 
@@ -108,8 +198,12 @@ void reinstall_fault_handler() {
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGSEGV, &sa, &replaced);
-  // Whatever replaced ours becomes the handler faults outside the region go to.
-  if (replaced.sa_sigaction != on_sigsegv) g_previous = replaced;
+  // Whatever replaced ours becomes the handler faults outside the region
+  // go to: a library's crash report (libgfortran's backtrace).
+  if (replaced.sa_sigaction != on_sigsegv) {
+    g_previous = replaced;
+    g_previous_is_programs.store(false);
+  }
 }
 
 double calibrate_fault_cost() {

@@ -64,6 +64,23 @@ bool fault_handler_installed();
 void chain_segv_handler(const struct sigaction* act, struct sigaction* old);
 void reinstall_fault_handler();
 
+// What a fault outside the shared space is told against: the region
+// [region_begin, region_end) and the first `allocated` bytes of it that
+// allocations hold. A fault that the callback does not take and that goes
+// to the default action or to the MPI library's handler (its backtrace)
+// first writes one line, at most once per process, saying that the program touched an
+// address outside the shared space, with the rank (from the log) and the
+// allocated range; then the process crashes as it would without ScopeDSM.
+// Faults passed to a handler of the program's write no line, since that
+// handler may take the fault and go on: the one in place when
+// remember_program_segv_handler was called (at init, before MPI starts;
+// a sanitizer's counts as the program's) or one set through
+// chain_segv_handler.
+void remember_program_segv_handler();
+// The line is written without allocation or stdio. A region_begin of null
+// (before init, after finalize) writes no line.
+void set_shared_extent(const void* region_begin, const void* region_end, uint64_t allocated);
+
 // Whether this thread is inside the region callback (the OpenMP runtime's
 // allocator keeps the runtime's own allocations out of the shared heap).
 bool in_region_fault();

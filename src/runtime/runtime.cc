@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/doc_path.h"
 #include "common/clock.h"
 #include "jia.h"
 #include "common/log.h"
@@ -69,7 +70,7 @@ void finalize_mpi(double timeout_s, int rank, bool hang) {
     std::unique_lock<std::mutex> lock(mu);
     if (cv.wait_for(lock, std::chrono::duration<double>(bound_s), [&] { return done; })) return;
     std::fprintf(stderr,
-                 "scopedsm: rank %d: MPI_Finalize has not returned within %g s (%s); the MPI library "
+                 "scopedsm: rank %d: warning: MPI_Finalize has not returned within %g s (%s); the MPI library "
                  "hangs in its own shutdown. Every ScopeDSM operation had completed, so the process exits "
                  "with status 0 (if the library still holds it once its peers have gone)\n",
                  rank, bound_s, limit_set ? "SCOPEDSM_TIMEOUT" : "ScopeDSM's bound on it without SCOPEDSM_TIMEOUT");
@@ -219,13 +220,16 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   const char* const init = call.name;
   guess_rank_for_messages();
   Status cs = parse_config(process_environment(), &state_->config, scopedsm_variable_names());
-  if (!cs.ok()) fatal("%s: bad configuration: %s (see docs/CONFIG.md)", init, cs.message().c_str());
+  if (!cs.ok())
+    fatal("%s: bad configuration: %s (see %s)", init, cs.message().c_str(), doc_path("CONFIG.md").c_str());
   const Config& cfg = state_->config;
   set_log_level(cfg.log_level);
 
   int initialized = 0;
   MPI_Initialized(&initialized);
   int provided = MPI_THREAD_SINGLE;
+  // Before the MPI library sets its own (fault_handler.h).
+  remember_program_segv_handler();
   if (!initialized) {
     // A GETP answer is one page; keep pages on Open MPI's shared-memory
     // eager path instead of its slower rendezvous. Users may override.
@@ -258,8 +262,9 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   // speaks for the job (every process should see the same variables).
   if (rank == 0)
     for (const Config::UnknownVariable& u : cfg.unknown)
-      SCOPEDSM_LOG(LogLevel::kWarn, "%s: ignored (docs/CONFIG.md lists the variables, and SCOPEDSM_STRICT=on or "
-                   "'scopedsm run --strict' makes this an error)", describe_unknown(u).c_str());
+      SCOPEDSM_LOG(LogLevel::kWarn, "%s: ignored (%s lists the variables, and SCOPEDSM_STRICT=on or "
+                   "'scopedsm run --strict' makes this an error)", describe_unknown(u).c_str(),
+                   doc_path("CONFIG.md").c_str());
 
   // Every process must agree on the region size, or addresses would differ.
   if (const auto sizes = agree_on(cfg.region_size, MPI_COMM_WORLD); sizes.first != sizes.second)
@@ -346,6 +351,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   app_tid_ = current_tid();
   shared_access::set_application_thread();
   install_fault_handler(&Runtime::on_region_fault);
+  set_shared_extent(state_->region.base(), state_->region.base() + state_->region.bytes(), 0);
   state_->stats.set_segv_cost_ns(calibrate_fault_cost());
   state_->stats.set_origin_ns(start_ns_);
   state_->stats.set_net(&state_->transport.net().counters());
@@ -449,6 +455,12 @@ void* Runtime::allocate(ApiCall call, const std::string& call_text, uint64_t byt
   return s.region.app(layout.first_page);
 }
 
+void Runtime::note_allocated() {
+  RuntimeState& s = *state_;
+  s.pages.set_allocated(next_page_);
+  set_shared_extent(s.region.base(), s.region.base() + s.region.bytes(), next_page_ * s.region.page_size());
+}
+
 void Runtime::place(ApiCall call, const std::string& call_text, const AllocLayout& layout, bool pinned) {
   RuntimeState& s = *state_;
   // Phase 1: everyone asks for the same thing.
@@ -458,7 +470,7 @@ void Runtime::place(ApiCall call, const std::string& call_text, const AllocLayou
     return layout.first_touch ? kHomeUnknown : cyclic_home(layout, size, p);
   }, call.name, pinned);
   next_page_ = layout.first_page + layout.pages;
-  s.pages.set_allocated(next_page_);
+  note_allocated();
   // System calls and MPI calls on the new memory now prepare it
   // (runtime/shared_access.h); not under the negative control.
   if ((s.config.test_faults & static_cast<uint64_t>(TestFault::kInterposeDirect)) == 0) {
@@ -475,7 +487,7 @@ void* Runtime::add_guard_page(const char* what) {
   const uint64_t page = next_page_++;
   // Never placed, so it stays unallocated (no access) on every process.
   coherence_->note_guard(page, what);
-  s.pages.set_allocated(next_page_);
+  note_allocated();
   return s.region.app(page);
 }
 
@@ -637,6 +649,7 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   reports_.write_trace(s.stats);
 
   shared_access::publish(0, 0);
+  set_shared_extent(nullptr, nullptr, 0);
   g_fault_target.store(nullptr, std::memory_order_release);
   g_retired_base.store(reinterpret_cast<uintptr_t>(s.region.app(keep_pages_)));
   g_retired_end.store(reinterpret_cast<uintptr_t>(s.region.base()) + s.region.bytes());

@@ -105,6 +105,8 @@ class Runtime {
   Runtime() = default;
   void start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed);
   static bool on_region_fault(void* addr, Access access);
+  // Records next_page_ as the allocated extent (page table, fault reports).
+  void note_allocated();
   // The collective part of an allocation laid out as `layout`.
   void place(ApiCall call, const std::string& call_text, const AllocLayout& layout, bool pinned);
   // Maps the memory of this node's other processes; true if every one could.

@@ -51,7 +51,9 @@ bool central_grab(const Schedule& s, int p, CentralQueue* q, Chunk* out) {
   switch (s.scheme) {
     case Scheme::kSS: size = 1; break;
     case Scheme::kBSS: size = resolved_chunk(s, q->total, p); break;
-    case Scheme::kGSS: size = std::max<int64_t>(1, (2 * left + p) / (2 * int64_t{p})); break;  // R/p to nearest
+    case Scheme::kGSS:  // R/p to nearest, never below the least chunk (but the last)
+      size = std::max<int64_t>(std::max<int64_t>(1, s.min_chunk), (2 * left + p) / (2 * int64_t{p}));
+      break;
     case Scheme::kFactoring:
     case Scheme::kSSS:
       if (q->batch_left == 0) {

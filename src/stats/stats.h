@@ -7,6 +7,8 @@
 //   segv    entering and leaving the handler: faults times a per-fault cost
 //           calibrated at start-up (the kernel's part is not observable)
 //   syn     inside lock, unlock, barrier, wait and condition-variable calls
+//   atomic  inside atomics at the home and the AMO calls (barrier, sum,
+//           increment, wait), their round trips and waits included
 //   server  service thread busy serving requests (it runs beside the
 //           application thread, so it is reported, not subtracted)
 //   diff    making diffs (application thread) and applying them (service)
@@ -109,6 +111,7 @@ namespace scopedsm {
   X(interposed_bounced_bytes)    \
   X(t_data_ns)                   \
   X(t_syn_ns)                    \
+  X(t_atomic_ns)                 \
   X(t_diff_make_ns)              \
   X(t_fetch_wait_ns)
 

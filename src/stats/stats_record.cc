@@ -75,7 +75,7 @@ bool StatsRecord::deserialize(const std::byte* data, size_t n, StatsRecord* out)
 namespace {
 
 struct Breakdown {
-  double total, busy, data, segv, syn, server, diff;
+  double total, busy, data, segv, syn, atomic, server, diff;
 };
 
 Breakdown breakdown(const StatsRecord& r) {
@@ -85,9 +85,10 @@ Breakdown breakdown(const StatsRecord& r) {
   uint64_t faults = r.get("read_faults") + r.get("write_faults");
   b.segv = static_cast<double>(faults) * r.segv_cost_ns / 1e9;
   b.syn = static_cast<double>(r.get("t_syn_ns")) / 1e9;
+  b.atomic = static_cast<double>(r.get("t_atomic_ns")) / 1e9;
   b.server = static_cast<double>(r.get("t_server_ns")) / 1e9;
   b.diff = static_cast<double>(r.get("t_diff_make_ns") + r.get("t_diff_apply_ns")) / 1e9;
-  b.busy = b.total - b.data - b.segv - b.syn;
+  b.busy = b.total - b.data - b.segv - b.syn - b.atomic;
   if (b.busy < 0) b.busy = 0;
   return b;
 }
@@ -110,8 +111,8 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
   std::ostringstream os;
   char line[512];
   os << "ScopeDSM statistics (measured region; times in seconds)\n";
-  std::snprintf(line, sizeof line, "%4s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %9s %8s %9s %8s\n", "rank", "total",
-                "busy", "data", "segv", "syn", "server", "diff", "rfaults", "wfaults", "fetches", "diffKB", "invals",
+  std::snprintf(line, sizeof line, "%4s %8s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %9s %8s %9s %8s\n", "rank",
+                "total", "busy", "data", "segv", "syn", "atomic", "server", "diff", "rfaults", "wfaults", "fetches", "diffKB", "invals",
                 "sentMsgs", "sentKB");
   os << line;
   for (const auto& r : records) {
@@ -119,8 +120,8 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
     uint64_t msgs = sum_prefix(r, "msgs_sent_");
     uint64_t bytes = sum_prefix(r, "bytes_sent_");
     std::snprintf(line, sizeof line,
-                  "%4d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f | %8llu %8llu %8llu %9.1f %8llu %9llu %8.1f\n", r.rank,
-                  b.total, b.busy, b.data, b.segv, b.syn, b.server, b.diff,
+                  "%4d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f | %8llu %8llu %8llu %9.1f %8llu %9llu %8.1f\n",
+                  r.rank, b.total, b.busy, b.data, b.segv, b.syn, b.atomic, b.server, b.diff,
                   static_cast<unsigned long long>(r.get("read_faults")),
                   static_cast<unsigned long long>(r.get("write_faults")),
                   static_cast<unsigned long long>(r.get("remote_fetches")),
@@ -180,8 +181,8 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
     }
     const uint64_t nodes = records.front().get("nodes");
     const char* across = rma ? "pages of other nodes are read one-sided (MPI_Get)" : "pages of other nodes travel by message";
-    std::snprintf(line, sizeof line, "layout: %zu processes on %llu node%s, at most %llu per node; %s%s\n", records.size(),
-                  static_cast<unsigned long long>(nodes), nodes == 1 ? "" : "s", static_cast<unsigned long long>(most),
+    std::snprintf(line, sizeof line, "layout: %zu process%s on %llu node%s, at most %llu per node; %s%s\n",
+                  records.size(), records.size() == 1 ? "" : "es", static_cast<unsigned long long>(nodes), nodes == 1 ? "" : "s", static_cast<unsigned long long>(most),
                   shared ? "node peers copy pages from each other's memory; " : "", across);
     os << line;
   }
@@ -198,8 +199,8 @@ Json rank_object(const StatsRecord& r, const std::string* host) {
   if (host != nullptr) j["host"] = *host;
   j["elapsed_s"] = r.elapsed_s;
   j["segv_cost_ns"] = r.segv_cost_ns;
-  j["time_s"] = {{"total", b.total}, {"busy", b.busy}, {"data", b.data}, {"segv", b.segv},
-                 {"syn", b.syn},     {"server", b.server}, {"diff", b.diff}};
+  j["time_s"] = {{"total", b.total}, {"busy", b.busy},     {"data", b.data}, {"segv", b.segv},
+                 {"syn", b.syn},     {"atomic", b.atomic}, {"server", b.server}, {"diff", b.diff}};
   Json injected = Json::object();
   for (const char* category : kInjected) injected[category] = injected_s(r, category);
   j["injected_s"] = std::move(injected);

@@ -24,6 +24,7 @@ constexpr TraceKindInfo kKinds[kTraceKindCount] = {
     {"waitcv", "lock", "cv", nullptr},
     {"barrier", "barrier", "epoch", nullptr},
     {"wait", "barrier", nullptr, nullptr},
+    {"atomic", "atomic", "page", "offset"},
     {"serve", "serve", "type", "from"},
 };
 

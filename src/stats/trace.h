@@ -38,13 +38,14 @@ enum class TraceKind : uint8_t {
   kCvWait,      // lock: waiting on a condition variable (arg cv)
   kBarrier,     // barrier: a barrier (arg barrier epoch)
   kWait,        // barrier: jia_wait's rendezvous
+  kAtomic,      // atomic: an atomic at the home or an AMO call (arg page, arg2 offset)
   kServe,       // serve: one request served (arg message type, arg2 from rank)
 };
 inline constexpr int kTraceKindCount = static_cast<int>(TraceKind::kServe) + 1;
 
 struct TraceKindInfo {
   const char* name;      // the event's name in the trace ("read fault"); kServe: the message's
-  const char* category;  // fault, fetch, diff, lock, barrier or serve
+  const char* category;  // fault, fetch, diff, lock, barrier, atomic or serve
   const char* arg;       // the arguments' names, nullptr if unused
   const char* arg2;
 };

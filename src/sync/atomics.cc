@@ -38,6 +38,7 @@ void SyncClient::announce(const AmoNotifyMsg& note) {
 
 uint64_t SyncClient::atomic(ApiCall call, uint64_t page, uint32_t offset, AtomicOp op, AtomicType type,
                             uint64_t operand, uint64_t expected, AtomicOrder order) {
+  TraceSpan span(stats_->trace, &stats_->t_atomic_ns, TraceKind::kAtomic, static_cast<uint32_t>(page), offset);
   release_before(order);
   const uint64_t old = c_->atomic(page, offset, op, type, operand, expected, call.name);
   acquire_after(order);
@@ -46,6 +47,7 @@ uint64_t SyncClient::atomic(ApiCall call, uint64_t page, uint32_t offset, Atomic
 
 int64_t SyncClient::amo_inc(ApiCall call, uint64_t page, uint32_t offset, int64_t test, uint64_t payload,
                             AtomicOrder order) {
+  TraceSpan span(stats_->trace, &stats_->t_atomic_ns, TraceKind::kAtomic, static_cast<uint32_t>(page), offset);
   release_before(order);
   const int64_t old = arrive(call, page, offset);
   if (old + 1 == test) {
@@ -55,6 +57,11 @@ int64_t SyncClient::amo_inc(ApiCall call, uint64_t page, uint32_t offset, int64_
 }
 
 uint64_t SyncClient::amo_wait(ApiCall call, uint64_t page, uint32_t offset, int64_t value, AtomicOrder order) {
+  TraceSpan span(stats_->trace, &stats_->t_atomic_ns, TraceKind::kAtomic, static_cast<uint32_t>(page), offset);
+  return await_amo(call, page, offset, value, order);
+}
+
+uint64_t SyncClient::await_amo(ApiCall call, uint64_t page, uint32_t offset, int64_t value, AtomicOrder order) {
   uint64_t payload = 0;
   char what[96];  // for a timeout report only
   std::snprintf(what, sizeof what, "%s: the AMO counter at page %u to reach %lld (AMONOTIFY)", call.name,
@@ -74,15 +81,17 @@ void SyncClient::amo_barrier(ApiCall call, uint64_t page, uint32_t offset, Atomi
   // The episode's test value follows from the old value: arrivals of one
   // episode find it in [k N, (k + 1) N), and the next episode's cannot start
   // before this one's notification.
+  TraceSpan span(stats_->trace, &stats_->t_atomic_ns, TraceKind::kAtomic, static_cast<uint32_t>(page), offset);
   const int64_t n = p_.size;
   release_before(order);
   const int64_t old = arrive(call, page, offset);
   const int64_t target = (old / n + 1) * n;
   if (old + 1 == target) announce(AmoNotifyMsg{static_cast<uint32_t>(page), offset, static_cast<uint64_t>(target), 0});
-  amo_wait(call, page, offset, target, order);
+  await_amo(call, page, offset, target, order);
 }
 
 double SyncClient::amo_reduce_sum(ApiCall call, uint64_t page, uint32_t offset, double value, AtomicOrder order) {
+  TraceSpan span(stats_->trace, &stats_->t_atomic_ns, TraceKind::kAtomic, static_cast<uint32_t>(page), offset);
   const int64_t n = p_.size;
   release_before(order);
   // The episode, hence the accumulator, from the counter's current value.
@@ -108,7 +117,7 @@ double SyncClient::amo_reduce_sum(ApiCall call, uint64_t page, uint32_t offset, 
     c_->atomic(page, other, AtomicOp::kExchange, AtomicType::kDouble, 0, 0, call.name);
     announce(AmoNotifyMsg{static_cast<uint32_t>(page), offset, static_cast<uint64_t>(target), sum});
   }
-  const uint64_t sum_bits = amo_wait(call, page, offset, target, order);
+  const uint64_t sum_bits = await_amo(call, page, offset, target, order);
   double sum = 0;
   std::memcpy(&sum, &sum_bits, 8);
   return sum;

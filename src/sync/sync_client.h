@@ -56,6 +56,9 @@ class SyncClient {
   // Atomics at the home (docs/MEMORY_MODEL.md, "Atomics at the home"): the
   // operation (Coherence::atomic) with the coherence actions `order` adds:
   // a release of this process's writes before it, an acquire after it.
+  // These and the AMO calls below are the statistics' atomic time
+  // (t_atomic_ns, round trips and waits included) and the trace's atomic
+  // events.
   uint64_t atomic(ApiCall call, uint64_t page, uint32_t offset, AtomicOp op, AtomicType type, uint64_t operand,
                   uint64_t expected, AtomicOrder order);
   // AMO synchronization on the int64 counter word at (page, offset)
@@ -109,6 +112,8 @@ class SyncClient {
   void release_to_cv(int cv);
   // An AMO arrival: the counter's fetch_add of 1 at its home; the old value.
   int64_t arrive(ApiCall call, uint64_t page, uint32_t offset);
+  // amo_wait without timing it (the calls built on it time themselves).
+  uint64_t await_amo(ApiCall call, uint64_t page, uint32_t offset, int64_t value, AtomicOrder order);
   // Sends `note` to every other process and files it for ourselves.
   void announce(const AmoNotifyMsg& note);
   // Waits for `expected` from rank 0 at collective call `what`, watching

@@ -175,6 +175,14 @@ INSTANTIATE_TEST_SUITE_P(
              {}},
         Case{"next_touch_not_collective", 2,
              "mismatched collective calls: rank [01] called .*scopedsm_next_touch\\(0x[0-9a-f]+, 4096\\)", {}},
+        // A start rank out of range, in the words of the call's own argument.
+        Case{"alloc_on_bad_rank", 2,
+             "rank [01]: scopedsm_alloc_on\\(size=4096, rank=99\\): 99 is not a rank of this job: ranks are 0 to 1\n",
+             {}},
+        Case{"jia_alloc3_bad_starthost", 2,
+             "rank [01]: jia_alloc3\\(size=4096, block=4096, starthost=99\\): 99 is not a rank of this job: ranks "
+             "are 0 to 1\n",
+             {}},
         Case{"jia_alloc3_negative_size", 2, "jia_alloc3\\(size=-1, block=4096, starthost=0\\): negative size", {}},
         Case{"jia_alloc3_int_max", 2,
              "jia_alloc3\\(size=2147483647, block=2147483647, starthost=0\\): 2147483647 bytes asked for but only "
@@ -188,6 +196,19 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"jia_alloc1_negative_size", 1, "jia_alloc1\\(size=-2147483648, block=-2147483648, starthost=0\\): "
              "negative size", {}},
         Case{"jia_alloc_negative_size", 2, "jia_alloc\\(size=-4096, block=-4096, starthost=0\\): negative size", {}},
+        Case{"jia_alloc3_block_long", 1,
+             "rank 0: jia_alloc3: block 3000000000 does not fit its int argument \\(-2147483648 to 2147483647\\), and "
+             "converted to one it is -1294967296; a block holds at most 2147483647 bytes: give a smaller block\n",
+             {}},
+        Case{"jia_alloc2p_proc_long", 1,
+             "rank 0: jia_alloc2p: proc -5000000000 does not fit its int argument \\(-2147483648 to 2147483647\\), "
+             "and converted to one it is -705032704; it must be a rank of this job\n",
+             {}},
+        Case{"jia_alloc1_int_max_plus_one", 2,
+             "rank [01]: jia_alloc1: size 2147483648 does not fit its int argument \\(-2147483648 to 2147483647\\), "
+             "and converted to one it is -2147483648; one JIAJIA allocation holds at most 2147483647 bytes: split the "
+             "data into several\n",
+             {}},
         Case{"alloc_mismatch", 2, "mismatched collective calls: rank [01] called jia_alloc3\\(size=(4096|8192)", {}},
         Case{"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)", {}},
         // jia_config(BROADCAST, OFF) on one process only: the barrier's forms differ.
@@ -200,7 +221,7 @@ INSTANTIATE_TEST_SUITE_P(
              "rank 0: mismatched collective calls: rank 2 called jia_barrier but rank 0 called jia_alloc\\(size=4096", {}},
         Case{"alloc_in_cs", 1, "collective allocation inside a critical section", {}},
         Case{"gettask_without_settask", 2, "rank [0-9]+: jia_gettask: no loop started", {}},
-        Case{"loop_bad_schedule", 2, "rank [0-9]+: scopedsm_loop_init: 'dynamic,4' is not a schedule: expected static, ss",
+        Case{"loop_bad_schedule", 2, "rank [0-9]+: scopedsm_loop_init: 'runtime,4' is not a schedule: expected static, ss",
              {}},
         Case{"loop_mismatch", 2, "jia_settask\\(begin=0, end=1[12], schedule=gss", {}},
         Case{"lbarrier_reversed", 2, "rank [0-9]+: jia_lbarrier: this process's range \\[5, 2\\] is reversed \\(an "
@@ -254,6 +275,12 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     Errors, MisuseCxx,
     testing::Values(
+        // jia.h from C++: the size_t reaches the check before it is an int.
+        Case{"jia_alloc_size_t", 2,
+             "rank [01]: jia_alloc: size 4800000000 does not fit its int argument \\(-2147483648 to 2147483647\\), "
+             "and converted to one it is 505032704; one JIAJIA allocation holds at most 2147483647 bytes: split the "
+             "data into several\n",
+             {}},
         Case{"alloc_array_minus_one", 2,
              "rank [0-9]+: alloc_array<double>\\(n=18446744073709551615\\): n is -1 as a signed number: a negative "
              "count converted to size_t",
@@ -388,6 +415,10 @@ INSTANTIATE_TEST_SUITE_P(
                      {}}},
         Worded{"cxx", {"touch_unallocated", 2, "not part of any allocation .*; allocate it with "
                        "scopedsm::alloc_array first", {}}},
+        // A size that does not fit JIAJIA's int, in JIAJIA's words.
+        Worded{"jia", {"jia_alloc_size_t", 2, "jia_alloc: size 4800000000 does not fit its int argument "
+                       "\\(-2147483648 to 2147483647\\), and converted to one it is 505032704; one JIAJIA "
+                       "allocation holds at most 2147483647 bytes: split the data into several\n", {}}},
         // Processes in different collective calls.
         Worded{"jia", {"barrier_vs_alloc", 2, "mismatched collective calls: rank [01] called (jia_barrier|jia_alloc)"
                        ".*\\(jia_barrier, allocations, jia_wait, jia_exit\\)", {}}},
@@ -407,6 +438,14 @@ INSTANTIATE_TEST_SUITE_P(
         Worded{"cxx", {"deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in scopedsm::wait for rank 1, which "
                        "waits in scopedsm::LockGuard\\(0\\) held by rank 0; none of them can proceed\n",
                        {"SCOPEDSM_TIMEOUT=0"}}},
+        // A condition variable nobody can set: the report names it.
+        Worded{"jia", {"cv_deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in jia_barrier for rank 1, which "
+                       "waits in jia_waitcv\\(3\\) for another process to set it; none of them can proceed\n",
+                       {"SCOPEDSM_TIMEOUT=0"}}},
+        Worded{"c", {"cv_deadlock", 2, "scopedsm: rank 0: deadlock: rank 0 waits in scopedsm_barrier for rank 1, "
+                     "which waits in scopedsm_cv_wait\\(3\\) for another process to set it; none of them can "
+                     "proceed\n",
+                     {"SCOPEDSM_TIMEOUT=0"}}},
         // A lock never released: the stall's warning and report.
         Worded{"c", {"timeout", 2, "warning: scopedsm_lock\\(0\\): rank 1 has waited 1\\.[0-9] s of the 2 s limit "
                      "\\(SCOPEDSM_TIMEOUT\\)[^\n]*\n(.*\n)*scopedsm: rank 0: scopedsm_lock\\(0\\) timed out: rank 1 "
@@ -443,13 +482,33 @@ TEST(Faults, OutsideTheRegionKeepTheirDefaultBehaviour) {
   const char* died = "signal 11|Segmentation fault";
 #endif
   EXPECT_TRUE(std::regex_search(o.output, std::regex(died))) << o.output;
+#if SCOPEDSM_TEST_UNDER_ASAN
+  // ASan's handler was there before main, as a program's own would be: it
+  // gets the fault with no line of ours.
   EXPECT_EQ(o.output.find("scopedsm: rank"), std::string::npos) << o.output;
+#else
+  // Before the crash, exactly one line of ours, naming the address, the
+  // rank and the shared memory allocated so far (8192 bytes).
+  std::smatch m;
+  const std::regex line("scopedsm: rank 0: error: SIGSEGV at 0x10: the program touched an address outside the "
+                        "shared space \\(the nearest shared memory is 0x([0-9a-f]+)-0x([0-9a-f]+), the 8192 bytes "
+                        "allocated so far\\); not a fault of shared memory: the program crashes as it would without "
+                        "ScopeDSM\n");
+  ASSERT_TRUE(std::regex_search(o.output, m, line)) << o.output;
+  EXPECT_EQ(std::stoull(m[2].str(), nullptr, 16) - std::stoull(m[1].str(), nullptr, 16), 8192u) << o.output;
+  size_t lines = 0;
+  for (size_t at = o.output.find("scopedsm: "); at != std::string::npos; at = o.output.find("scopedsm: ", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1u) << o.output;
+#endif
 }
 
 TEST(Faults, ApplicationHandlerIsChained) {
   Outcome o = run_case("chained_handler", 1, {});
   EXPECT_FALSE(o.killed_by_us);
   EXPECT_NE(o.output.find("application SIGSEGV handler ran"), std::string::npos) << o.output;
+  // The program's handler took the fault: ScopeDSM says nothing about it.
+  EXPECT_EQ(o.output.find("scopedsm: rank"), std::string::npos) << o.output;
   EXPECT_FALSE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.output;
 }
 

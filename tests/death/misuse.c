@@ -32,6 +32,7 @@ struct surface {
   void (*barrier)(void);
   void (*wait)(void);
   void (*cv_set)(int cv);
+  void (*cv_wait)(int cv);
   void *(*alloc)(size_t size);
   int (*rank)(void);
   int (*size)(void);
@@ -45,10 +46,10 @@ static int jia_rank_(void) { return jiapid; }
 static int jia_size_(void) { return jiahosts; }
 static int jia_locks_(void) { return Maxlocks; }
 static int jia_condvars_(void) { return Maxcondvs; }
-static const struct surface jiajia = {jia_init_, jia_exit, jia_lock, jia_barrier, jia_wait, jia_setcv,
+static const struct surface jiajia = {jia_init_, jia_exit, jia_lock, jia_barrier, jia_wait, jia_setcv, jia_waitcv,
                                       jia_alloc_, jia_rank_, jia_size_, jia_locks_, jia_condvars_};
 static const struct surface c_api = {scopedsm_init, scopedsm_finalize, scopedsm_lock, scopedsm_barrier,
-                                     scopedsm_wait, scopedsm_cv_set, scopedsm_alloc, scopedsm_rank,
+                                     scopedsm_wait, scopedsm_cv_set, scopedsm_cv_wait, scopedsm_alloc, scopedsm_rank,
                                      scopedsm_size, scopedsm_num_locks, scopedsm_num_condvars};
 
 /* The mistakes every surface can make; returns -1 if `c` is none of them,
@@ -99,6 +100,11 @@ static int surface_case(const struct surface *api, const char *c) {
       api->wait();
       api->lock(0);
     }
+  } else if (!strcmp(c, "cv_deadlock")) {
+    /* Rank 1 waits for condition variable 3, which only another process
+     * could set, while rank 0 waits for rank 1 at a barrier. */
+    if (api->rank() == 1) api->cv_wait(3);
+    api->barrier();
   } else if (!strcmp(c, "timeout")) {
     /* Rank 0 takes lock 0 and never lets go; the others wait for it. */
     if (api->rank() == 0) {
@@ -171,6 +177,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "scopedsm_alloc_first_touch(SIZE_MAX) and the next allocation alias at %p\n", (void *)a);
   }
   if (!strcmp(c, "alloc_cyclic_block_max")) scopedsm_alloc_cyclic(8192, SIZE_MAX, 0);
+  if (!strcmp(c, "alloc_on_bad_rank")) scopedsm_alloc_on(4096, 99);
+  if (!strcmp(c, "jia_alloc3_bad_starthost")) jia_alloc3(4096, 4096, 99);
   /* Rounds up fine, but is a negative size converted to size_t. */
   if (!strcmp(c, "alloc_size_negative")) scopedsm_alloc((size_t)-5000);
   /* Page numbers travel as 32 bits: page 2^32 would alias page 0. The region
@@ -195,6 +203,12 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "jia_alloc2p_int_max")) jia_alloc2p(0x7fffffff, 0); /* region is set to 1G */
   if (!strcmp(c, "jia_alloc1_negative_size")) jia_alloc1(-2147483647 - 1);
   if (!strcmp(c, "jia_alloc_negative_size")) jia_alloc(-4096);
+  /* Arguments that do not fit JIAJIA's int parameters: caught before they
+   * become ints (600000000 doubles would otherwise be 505032704 bytes). */
+  if (!strcmp(c, "jia_alloc_size_t")) jia_alloc(600000000 * sizeof(double));
+  if (!strcmp(c, "jia_alloc3_block_long")) jia_alloc3(8192, 3000000000L, 0);
+  if (!strcmp(c, "jia_alloc2p_proc_long")) jia_alloc2p(4096, -5000000000L);
+  if (!strcmp(c, "jia_alloc1_int_max_plus_one")) jia_alloc1(2147483648UL);
   if (!strcmp(c, "alloc_mismatch")) jia_alloc3(4096 * (1 + jiapid), 4096, 0);
   if (!strcmp(c, "wait_vs_barrier")) {
     if (jiapid == 1) jia_wait();
@@ -214,7 +228,7 @@ int main(int argc, char **argv) {
     int b, e;
     jia_gettask(&b, &e);
   }
-  if (!strcmp(c, "loop_bad_schedule")) scopedsm_loop_init(0, 10, "dynamic,4", NULL, 0);
+  if (!strcmp(c, "loop_bad_schedule")) scopedsm_loop_init(0, 10, "runtime,4", NULL, 0);
   if (!strcmp(c, "loop_mismatch")) jia_settask(0, 10 + jiapid, "gss", NULL, 0);
   /* Task migration: a reversed range, setups that differ, parts that do not
    * follow each other, and jia_lbarrier on one process only. */
@@ -272,6 +286,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "segv_outside_region") || !strcmp(c, "chained_handler")) {
     /* The address is read through a volatile so the compiler cannot see it. */
     volatile uintptr_t outside = 16;
+    (void)jia_alloc(8192); /* what the report names as the shared memory so far */
     volatile int *p = (volatile int *)outside;
     *p = 1;
   }

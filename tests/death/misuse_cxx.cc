@@ -8,6 +8,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "jia.h"
 #include "scopedsm.hpp"
 
 namespace {
@@ -44,6 +45,8 @@ int main(int argc, char** argv) {
     // The mistakes misuse.c makes through the JIAJIA and the C API: every
     // message must name the C++ calls.
     if (is(c, "lock_out_of_range")) scopedsm::LockGuard guard(scopedsm::num_locks());
+    // JIAJIA's allocation from C++: a size_t that does not fit its int.
+    if (is(c, "jia_alloc_size_t")) jia_alloc(std::size_t{600000000} * sizeof(double));
     if (is(c, "barrier_in_cs")) {
       scopedsm::LockGuard guard(1);
       scopedsm::barrier();

@@ -8,9 +8,16 @@
 #      runs it on 2 processes;
 #   3. with FORTRAN=ON (the build has a Fortran compiler):
 #      the consumer's Fortran programs (the package's Fortran component and
-#      jiaf.h) in step 1, and consumer/hello_f77.f built with the installed
-#      scopedsm-fc, each run on 2 processes; and a project that asks for the
-#      Fortran component without enabling Fortran must fail, saying so.
+#      jiaf.h) in step 1, consumer/hello.f90 built with pkg-config's
+#      scopedsm-fortran alone, and consumer/hello_f77.f built with the
+#      installed scopedsm-fc, each run on 2 processes; and a project that
+#      asks for the Fortran component without enabling Fortran must fail,
+#      saying so;
+#   4. the installation has README.md and every docs/*.md in
+#      share/doc/scopedsm, the man pages scopedsm(1), scopedsm-cc(1),
+#      scopedsm-c++(1), scopedsm-fc(1) and scopedsm(3), which groff renders
+#      without a warning, and a bad setting's error names the installed
+#      CONFIG.md.
 # Every program must load libscopedsm from the prefix, not the build tree.
 # Any failure (package not found, missing include path or MPI dependency,
 # link error, wrong result) fails the test with the step that broke.
@@ -60,7 +67,7 @@ for f in lib/cmake/ScopeDSM/ScopeDSMConfig.cmake lib/cmake/ScopeDSM/ScopeDSMConf
   [ -e "$prefix/$f" ] || fail "the installation has no $f"
 done
 if [ "$fortran" = ON ]; then
-  for f in include/scopedsm.mod lib/libscopedsm_fortran.a; do
+  for f in include/scopedsm.mod lib/libscopedsm_fortran.a lib/pkgconfig/scopedsm-fortran.pc; do
     [ -e "$prefix/$f" ] || fail "the installation has no $f"
   done
 fi
@@ -98,6 +105,43 @@ loads_installed "$work/pc-build/hello_c"
 
 step "pkg-config: run"
 launch 2 "$work/pc-build/hello_c" "hello_c: ok on 2 processes"
+
+if [ "$fortran" = ON ]; then
+  step "pkg-config scopedsm-fortran: build, run"
+  pkg-config --print-errors --cflags --libs scopedsm-fortran || fail "pkg-config cannot read scopedsm-fortran.pc"
+  make -C "$work/pc-build" -f "$here/pkgconfig/Makefile" SRC="$here/consumer" hello_f90 \
+    || fail "building hello.f90 with pkg-config scopedsm-fortran"
+  loads_installed "$work/pc-build/hello_f90"
+  launch 2 "$work/pc-build/hello_f90" "hello_f90: ok on 2 processes"
+fi
+
+step "documents and man pages"
+docs="$prefix/share/doc/scopedsm"
+[ -e "$docs/README.md" ] || fail "the installation has no share/doc/scopedsm/README.md"
+for doc in "$here"/../../docs/*.md; do
+  [ -e "$docs/$(basename "$doc")" ] || fail "the installation has no share/doc/scopedsm/$(basename "$doc")"
+done
+pages=(man1/scopedsm.1 man1/scopedsm-cc.1 man1/scopedsm-c++.1 man1/scopedsm-fc.1 man3/scopedsm.3)
+for page in "${pages[@]}"; do
+  [ -e "$prefix/share/man/$page" ] || fail "the installation has no share/man/$page"
+done
+if command -v groff >/dev/null; then
+  for page in "${pages[@]}"; do
+    # .so links resolve from the man directory, as man(1) reads them.
+    warnings=$(cd "$prefix/share/man" && groff -man -ww -z -Tutf8 "$page" 2>&1) || fail "groff cannot render $page"
+    [ -z "$warnings" ] || fail "groff warns about $page: $warnings"
+  done
+else
+  step "groff is not installed: the man pages' rendering is not checked"
+fi
+
+step "a bad setting names the installed CONFIG.md"
+status=0
+out=$(SCOPEDSM_CACHE_PAGES=0 "$work/cmake-build/hello_c" 2>&1) || status=$?
+echo "$out"
+[ "$status" != 0 ] || fail "hello_c with SCOPEDSM_CACHE_PAGES=0 exited with status 0"
+grep -qF "(see $(readlink -f "$prefix")/share/doc/scopedsm/CONFIG.md)" <<<"$out" \
+  || fail "the error does not name $prefix/share/doc/scopedsm/CONFIG.md"
 
 if [ "$fortran" = ON ]; then
   step "scopedsm-fc: build, run"

@@ -125,8 +125,8 @@ TEST(AllocPlan, NoPageNumberReaches2To32) {
 }
 
 TEST(AllocPlan, StartRankMustBeARank) {
-  EXPECT_EQ(plan(kPage, cyclic(kPage, 4), space(4)), "start host 4 is not a rank; it must be from 0 to 3");
-  EXPECT_EQ(plan(kPage, cyclic(kPage, -1), space(4)), "start host -1 is not a rank; it must be from 0 to 3");
+  EXPECT_EQ(plan(kPage, cyclic(kPage, 4), space(4)), "4 is not a rank of this job: ranks are 0 to 3");
+  EXPECT_EQ(plan(kPage, cyclic(kPage, -1), space(4)), "-1 is not a rank of this job: ranks are 0 to 3");
   EXPECT_EQ(plan(kPage, cyclic(kPage, 3), space(4)), "ok");
   // First touch has no start rank to check.
   EXPECT_EQ(plan(kPage, first_touch(), space(4)), "ok");

@@ -117,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(Malformed, ConfigRejects,
                                          BadValue{"SCOPEDSM_TEST_HINTS", "-1"},
                                          BadValue{"SCOPEDSM_LOCKS", "0"}, BadValue{"SCOPEDSM_LOCKS", "2147483648"},
                                          BadValue{"SCOPEDSM_LOCKS", "many"}, BadValue{"SCOPEDSM_LOCKS", "2147482623"},
-                                         BadValue{"SCOPEDSM_SCHEDULE", "dynamic"}, BadValue{"SCOPEDSM_SCHEDULE", "bss,0"},
+                                         BadValue{"SCOPEDSM_SCHEDULE", "runtime"}, BadValue{"SCOPEDSM_SCHEDULE", "bss,0"},
                                          BadValue{"SCOPEDSM_SCHEDULE", "abs,tss"},
                                          BadValue{"SCOPEDSM_NEXT_TOUCH", "on"}, BadValue{"SCOPEDSM_NEXT_TOUCH", "barrier:0"},
                                          BadValue{"SCOPEDSM_NEXT_TOUCH", "barrier:1001"},
@@ -266,6 +266,33 @@ TEST(Config, EveryVariableDocsConfigListsIsKnown) {
     EXPECT_EQ(known.count(m[1].str()), 1u) << m[1].str() << " is in docs/CONFIG.md but unknown to the runtime";
   }
   EXPECT_GT(rows, 10);
+}
+
+// SCOPEDSM_SCHEDULE takes OMP_SCHEDULE's spellings, as the README says.
+TEST(Config, TheScheduleTakesOpenMPSpellings) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"dynamic,4", "bss,4"}, {"dynamic", "ss"}, {"guided", "gss"}, {"guided,8", "gss,8"}, {"static,16", "bss,16"},
+      {"auto", "static"}, {"nonmonotonic:dynamic,2", "bss,2"}};
+  for (const auto& [text, canonical] : cases) {
+    Config c;
+    const Status st = parse_config(env({{"SCOPEDSM_SCHEDULE", text}}), &c);
+    ASSERT_TRUE(st.ok()) << text << ": " << st.message();
+    EXPECT_EQ(schedule_text(c.schedule), canonical) << text;
+  }
+}
+
+// Each variable has one row: two rows of one variable say different things.
+TEST(Config, DocsConfigHasOneRowPerVariable) {
+  std::ifstream f(SCOPEDSM_DOCS_DIR "/CONFIG.md");
+  ASSERT_TRUE(f) << "docs/CONFIG.md missing";
+  const std::regex row(R"(^\| `(SCOPEDSM_[A-Z_]+)` \|)");
+  std::map<std::string, int> rows;
+  std::string line;
+  while (std::getline(f, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) ++rows[m[1].str()];
+  }
+  for (const auto& [name, count] : rows) EXPECT_EQ(count, 1) << name << " has " << count << " rows in docs/CONFIG.md";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace scopedsm {
@@ -70,7 +71,7 @@ TEST(Schedule, Table51) {
 }
 
 TEST(Schedule, ParsesAndPrintsEveryScheme) {
-  for (const char* text : {"static", "ss", "bss", "bss,7", "gss", "fs", "tss", "tss,9", "tss,9,2", "afs", "afs,3",
+  for (const char* text : {"static", "ss", "bss", "bss,7", "gss", "gss,3", "fs", "tss", "tss,9", "tss,9,2", "afs", "afs,3",
                            "sss", "sss,0.5", "aafs", "aafs,4", "abs,gss", "abs,gss,3", "abs,bss", "abs,bss,16"}) {
     const Schedule s = parsed(text);
     EXPECT_EQ(schedule_text(s), text);
@@ -78,11 +79,28 @@ TEST(Schedule, ParsesAndPrintsEveryScheme) {
   EXPECT_EQ(schedule_text(parsed("abs")), "abs,gss");
   EXPECT_EQ(schedule_text(parsed("factoring")), "fs");
   Schedule s;
-  for (const char* text : {"", "dynamic", "bss,0", "bss,-1", "bss,x", "gss,2", "sss,1", "sss,0", "sss,", "tss,2,3",
-                           "abs,tss", "abs,bss,4,5", "STATIC", "ss,"}) {
+  for (const char* text : {"", "runtime", "bss,0", "bss,-1", "bss,x", "gss,0", "gss,2,3", "sss,1", "sss,0", "sss,",
+                           "tss,2,3", "abs,tss", "abs,bss,4,5", "STATIC", "ss,"}) {
     const Status st = parse_schedule(text, &s);
     EXPECT_FALSE(st.ok()) << text;
   }
+}
+
+// OMP_SCHEDULE's spellings name the dissertation's schemes.
+TEST(Schedule, OpenMPSpellings) {
+  const std::pair<const char*, const char*> same[] = {
+      {"static,4", "bss,4"}, {"dynamic,4", "bss,4"}, {"dynamic", "ss"}, {"guided", "gss"}, {"guided,5", "gss,5"},
+      {"auto", "static"}, {"static", "static"}, {"monotonic:dynamic,4", "bss,4"}, {"nonmonotonic:guided", "gss"},
+      {"monotonic:static", "static"}, {"nonmonotonic:ss", "ss"}};
+  for (const auto& [omp, ours] : same) EXPECT_EQ(schedule_text(parsed(omp)), ours) << omp;
+  Schedule s;
+  for (const char* text : {"dynamic,0", "guided,x", "auto,4", "static,", "sometimes:dynamic", "monotonic:",
+                           "monotonic:runtime", "dynamic,4,5"})
+    EXPECT_FALSE(parse_schedule(text, &s).ok()) << text;
+  // guided,K: GSS (Tab 5.1's 80, 64, 51, ...) until R/p falls below K, then
+  // K, and the rest last.
+  EXPECT_EQ(central_sizes("guided,20", 100), (Row{80, 64, 51, 41, 33, 26, 21, 20, 20, 20, 20, 4}));
+  EXPECT_EQ(central_sizes("guided,1", 10), central_sizes("gss", 10));
 }
 
 TEST(Schedule, AffinitySegmentsFollowTheHomes) {

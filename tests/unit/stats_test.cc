@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stats/stats_record.h"
+#include "stats/trace.h"
 
 namespace scopedsm {
 namespace {
@@ -25,6 +26,12 @@ TEST(StatsSummary, NamesTheNodeLayout) {
       << apart;
   std::string rma = format_summary({record(0, 2, 1, 0, 1), record(1, 2, 1, 0, 1)});
   EXPECT_NE(rma.find("at most 1 per node; pages of other nodes are read one-sided (MPI_Get)"), std::string::npos) << rma;
+}
+
+// One process is "1 process", not "1 processes".
+TEST(StatsSummary, CountsProcessesInTheSingular) {
+  std::string one = format_summary({record(0, 1, 1, 0)});
+  EXPECT_NE(one.find("layout: 1 process on 1 node, at most 1 per node;"), std::string::npos) << one;
 }
 
 }  // namespace
@@ -72,6 +79,24 @@ TEST(StatsJson, CarriesTheRunAndAStructuredConfig) {
   EXPECT_EQ(j["ranks"][0]["messages_sent"], 3);
   for (const char* key : {"elapsed_s", "segv_cost_ns", "time_s", "counters", "bytes_sent"})
     EXPECT_TRUE(j["ranks"][2].contains(key)) << key;
+}
+
+// Atomics and AMO calls have a time category of their own: the summary's
+// atomic column, the JSON's time_s.atomic, the trace's atomic events; busy
+// is what is left after it.
+TEST(StatsTimes, AtomicsAreACategoryOfTheirOwn) {
+  StatsRecord r = record(0, 1, 1, 0);
+  r.elapsed_s = 10;
+  r.values.push_back({"t_syn_ns", 1000000000});
+  r.values.push_back({"t_atomic_ns", 3000000000});
+  const std::string table = format_summary({r});
+  EXPECT_NE(table.find("  syn   atomic   server "), std::string::npos) << table;
+  EXPECT_NE(table.find("   0   10.000    6.000    0.000    0.000    1.000    3.000 "), std::string::npos) << table;
+  const Json j = Json::parse(record_json(r));
+  EXPECT_DOUBLE_EQ(j["time_s"]["atomic"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(j["time_s"]["busy"].get<double>(), 6.0);
+  EXPECT_STREQ(trace_kind_info(TraceKind::kAtomic).category, "atomic");
+  EXPECT_STREQ(trace_kind_info(TraceKind::kAtomic).name, "atomic");
 }
 
 TEST(StatsJson, OneRankAloneHasNoHost) {

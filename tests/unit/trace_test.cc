@@ -53,7 +53,7 @@ TEST(TraceSpan, TimesIntoTheStatisticsAndTheLog) {
 }
 
 TEST(TraceKinds, EachHasANameAndAStatisticsCategory) {
-  const std::set<std::string> categories = {"fault", "fetch", "diff", "lock", "barrier", "serve"};
+  const std::set<std::string> categories = {"fault", "fetch", "diff", "lock", "barrier", "atomic", "serve"};
   std::set<std::string> seen;
   for (int k = 0; k < kTraceKindCount; ++k) {
     const TraceKindInfo& info = trace_kind_info(static_cast<TraceKind>(k));

@@ -2,21 +2,26 @@
 
 A fatal error in the runtime prints one line, "scopedsm: rank R: ...", and
 then ends the job with MPI_Abort, the one call that reliably ends every
-process under every launcher. The MPI library then adds its own account of
+process under every launcher. When every rank makes the same mistake,
+every rank prints its line. The MPI library then adds its own account of
 the abort: Open MPI an 8-line MPI_ABORT banner (and a count of the other
 processes that sent it, and sometimes "ORTE_ERROR_LOG: Data unpack would
 read past end of buffer" or another ORTE_ERROR_LOG in show_help.c from
-processes killed while they reported), MPICH an
+processes killed while they reported), its "Primary job terminated
+normally" and "exited with non-zero status" boxes, and libevent's
+"[warn] Epoll ... failed" lines from connections torn down; MPICH an
 "application called MPI_Abort" line per process and a BAD TERMINATION box.
 None of it says more than the runtime's line, and it buries that line.
 
-AbortNoise holds those lines back. If the job printed a runtime fatal line,
-they are dropped at the end, and the runtime's line is printed again last
-if anything else came after it, so that it is the last thing the user
-reads. Otherwise (a program that called MPI_Abort itself, or an MPI error
+AbortNoise holds back every runtime fatal line and that account. If the
+job printed a runtime fatal line, the account is dropped at the end and
+exactly one fatal line, the first that arrived, is printed after
+everything else: it is the last thing the user reads, and it is printed
+once. Otherwise (a program that called MPI_Abort itself, or an MPI error
 of its own) every held line is printed after all: only the account of an
 abort the runtime has already explained is ever left out. Every other line,
-Open MPI's other messages included, passes through at once.
+the program's own output and Open MPI's other messages included, passes
+through at once.
 """
 import re
 
@@ -33,6 +38,11 @@ _OMPI_RELAY = re.compile(r"ORTE_ERROR_LOG: (Data unpack would read past end of b
 # MPICH 4 prefixes "Abort(1) on node 1 (rank 1 in comm 0): ".
 _MPICH_ABORT = re.compile(r"^(Abort\(-?\d+\) on node \d+ \(rank \d+ in comm \d+\): )?"
                           r"application called MPI_Abort\(\S+, -?\d+\) - process \d+$")
+# The boxes Open MPI's mpiexec prints when a process ends with a non-zero
+# status (the runtime's fatal exit, when MPI_Abort lost the race), and the
+# lines libevent prints about connections of processes already gone.
+_OMPI_EXIT_BOX = re.compile(r"^(Primary job\s+terminated normally, but|.*exited with non-zero status)")
+_EPOLL_WARNING = re.compile(r"^\[warn\] Epoll ")
 _MPICH_BOX_EDGE = re.compile(r"^={20,}$")
 _MPICH_BOX_LINE = re.compile(r"^=   ")
 BLOCK_LINES = 40  # a longer "box" is not one of MPI's: shown as it is
@@ -63,16 +73,10 @@ class AbortNoise:
     feed() and finish() return the lines to print, in order."""
 
     def __init__(self):
-        self.fatal = []      # the runtime's fatal lines, in order
+        self.fatal = []      # the runtime's fatal lines, in order: the first is printed at the end
         self.held = []       # the abort's account, printed only if no fatal line came
         self.block = None    # a box being read: (kind, [lines]), kind "ompi" or "mpich"
-        self.last = None     # the last line printed
         self.other_help = False  # Open MPI aggregated a help message other than the abort's
-
-    def _out(self, lines):
-        if lines:
-            self.last = lines[-1]
-        return lines
 
     def _box(self, line, text):
         """Reads one line into the box being read; returns the lines to print."""
@@ -81,10 +85,10 @@ class AbortNoise:
             lines.append(line)
             if _DASHES.match(text):
                 self.block = None
-                if any(_OMPI_ABORT.match(b) for b in lines):
+                if any(_OMPI_ABORT.match(b) or _OMPI_EXIT_BOX.match(b) for b in lines):
                     self.held += lines
                     return []
-                return self._out(lines)
+                return lines
         elif _MPICH_BOX_LINE.match(text):
             lines.append(line)
         elif _MPICH_BOX_EDGE.match(text):
@@ -93,14 +97,14 @@ class AbortNoise:
             if any("BAD TERMINATION" in b for b in lines):
                 self.held += lines
                 return []
-            return self._out(lines)
+            return lines
         else:
             # Not a box after all: show what was read, then this line.
             self.block = None
-            return self._out(lines) + self.feed(line)
+            return lines + self.feed(line)
         if len(lines) > BLOCK_LINES:
             self.block = None
-            return self._out(lines)
+            return lines
         return []
 
     def feed(self, line):
@@ -120,20 +124,18 @@ class AbortNoise:
         if count:
             self.other_help = True
         if (_OMPI_HELP_HINT.match(text) and not self.other_help) or _OMPI_RELAY.search(text) \
-                or _MPICH_ABORT.match(text):
+                or _MPICH_ABORT.match(text) or _EPOLL_WARNING.match(text):
             self.held.append(line)
             return []
         if is_runtime_fatal(text):
             self.fatal.append(line)
-        return self._out([line])
+            return []
+        return [line]
 
     def finish(self):
         """The lines still to print once the job has ended."""
         unfinished = self.block[1] if self.block else []
         self.block = None
         if not self.fatal:
-            return self._out(self.held + unfinished)
-        out = unfinished
-        if out or self.last is None or not is_runtime_fatal(self.last):
-            out = out + [self.fatal[0]]
-        return self._out(out)
+            return self.held + unfinished
+        return unfinished + [self.fatal[0]]

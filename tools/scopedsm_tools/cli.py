@@ -6,8 +6,10 @@ from . import buildconfig
 USAGE = """usage: scopedsm <command> [arguments]
 
 commands:
-  run -n N program [args...]   run a ScopeDSM program on N local processes
-                               (--hosts H: on H network-namespace hosts)
+  run [-n N] program [args...] run a ScopeDSM program on N local processes
+                               (default: one per physical core; --hostfile
+                               FILE: on its hosts; --hosts H: on H
+                               network-namespace hosts)
   cleanup                      remove what a killed `run --hosts` left behind
   cleanup DIR...               remove backing files (SCOPEDSM_HOME_BACKING) of dead processes
   info                         show the build, MPI library and configuration

@@ -5,7 +5,7 @@ import os
 from . import ablation, commparams, figures, loopsched, ooc, results, taskmig
 
 # Colours of the JIAJIA categories, in results.TIME_CATEGORIES order.
-CATEGORY_COLOURS = ["#4c72b0", "#dd8452", "#c44e52", "#8172b3", "#937860", "#55a868"]
+CATEGORY_COLOURS = ["#4c72b0", "#dd8452", "#c44e52", "#8172b3", "#da8bc3", "#937860", "#55a868"]
 VARIANT_STYLES = {"dsm": "-", "mpi": "--", "omp": ":"}
 # The speedup plot's series: colour i % 10 and marker i % 7 (7 and 10 share
 # no factor, so the first 70 series all differ in colour or marker).
@@ -140,7 +140,7 @@ def micro(plt, rows, path):
 
 def ranks(plt, per, path):
     """One statistics file: a bar per process of where its application
-    thread's time went (busy, data, segv, syn: they add up to its total),
+    thread's time went (busy, data, segv, syn, atomic: they add up to its total),
     and beside it the service thread's serving and the diffs."""
     rows = per["ranks"]
     if not rows:

@@ -190,7 +190,7 @@ def per_rank_section(per, pictures):
     if not rows:
         return []
     out = [f"## Where each process spent its time: {per['app']} (`{per['file']}`)", "",
-           "Seconds per process. busy + data + segv + syn = total, the application thread's time; server (the "
+           "Seconds per process. busy + data + segv + syn + atomic = total, the application thread's time; server (the "
            "service thread) and diff (made during data and syn, applied while serving) run beside it. "
            "Messages and KiB are those the process sent.", ""]
     out.append(table(["rank", "host", "total"] + results.TIME_CATEGORIES + ["faults", "fetches", "messages sent",
@@ -281,7 +281,8 @@ def write_markdown(path, merged, pictures, notes):
     if brows:
         out += ["## Overhead breakdown (s, mean over processes)", "",
                 "JIAJIA's categories: busy computing, data (page faults served), segv (fault entry/exit), "
-                "syn (locks, barriers), server (service thread, runs beside the others), diff.", ""]
+                "syn (locks, barriers), atomic (atomics and AMO calls at the home), server (service thread, runs beside the "
+                "others), diff.", ""]
         out.append(table(["app", "config", "np"] + results.TIME_CATEGORIES,
                          [(r["app"], r["config"], r["procs"], *[r["time_s"][c] for c in results.TIME_CATEGORIES])
                           for r in brows]))
@@ -369,6 +370,10 @@ def main(argv, config):
     pictures, notes = plots.draw_all(out_dir, data)
     md = os.path.join(out_dir, "report.md")
     write_markdown(md, merged, pictures, notes)
+    # A statistics file's or a trace's tables are short: printed as well.
+    for section in [per_rank_section(per, ()) for per in merged["per_rank"]] + \
+            [trace_section(trace) for trace in merged["traces"]]:
+        print("\n".join(section))
     for n in notes:
         print(f"scopedsm report: {n}", file=sys.stderr)
     written = [md] + [os.path.join(out_dir, f"{name}.png") for name in pictures]

@@ -9,13 +9,13 @@ import statistics
 
 RESULT_TAG = "SCOPEDSM_RESULT"
 # The JIAJIA overhead categories, in the order of the runtime's time_s object.
-TIME_CATEGORIES = ["busy", "data", "segv", "syn", "server", "diff"]
+TIME_CATEGORIES = ["busy", "data", "segv", "syn", "atomic", "server", "diff"]
 # Those of the application thread, which add up to its elapsed time; server
 # (the service thread) and diff (made inside data and syn, applied while
 # serving) run beside them.
-APP_THREAD_CATEGORIES = ["busy", "data", "segv", "syn"]
+APP_THREAD_CATEGORIES = ["busy", "data", "segv", "syn", "atomic"]
 # The trace's event categories (docs/CONFIG.md, SCOPEDSM_TRACE).
-TRACE_CATEGORIES = ["fault", "fetch", "diff", "lock", "barrier", "serve"]
+TRACE_CATEGORIES = ["fault", "fetch", "diff", "lock", "barrier", "atomic", "serve"]
 # The requests whose sender waits for an answer (src/transport/message_table.h):
 # the ones a trace can split into round-trip legs. REL, RECORD, SETCV and
 # the like are one-way: their sender has moved on when they are served.

@@ -3,7 +3,7 @@ build was configured with. The exit status is the job's.
 
 The launcher's error output passes through AbortNoise (abort_noise.py): when
 the runtime ends the job with a fatal error, the MPI library's account of
-the abort is left out and the runtime's line is the last one printed."""
+the abort is left out and one runtime line is printed, the last."""
 import os
 import shlex
 import signal
@@ -13,14 +13,21 @@ import threading
 
 from . import abort_noise, hosts, launch, load
 
-USAGE = """usage: scopedsm run -n N [options] program [args...]
+USAGE = """usage: scopedsm run [-n N] [options] program [args...]
 
-Runs program on N processes of this machine (no host file needed), through
-the MPI launcher ScopeDSM was built with. SCOPEDSM_* variables of the
-environment reach every process. The exit status is the job's.
+Runs program on N processes of this machine (no host file needed), or of
+the machines a host file names, through the MPI launcher ScopeDSM was built
+with. SCOPEDSM_* variables of the environment reach every process. The exit
+status is the job's.
 
 options:
-  -n, --np N          number of processes (at least 1)
+  -n, --np N          number of processes (at least 1); without it, the
+                      number of physical cores this process may run on, or
+                      with --hostfile the number of slots the file names
+  --hostfile FILE     run on the hosts FILE names, in Open MPI's form
+                      ("host slots=4") or MPICH's ("host:4"; a host alone
+                      is one slot); passed to the launcher as Open MPI's
+                      --hostfile or MPICH's -f
   --stats FILE        write every process's statistics as JSON to FILE
                       (sets SCOPEDSM_STATS_FILE)
   --trace FILE        write every process's events to FILE, a trace that
@@ -39,10 +46,11 @@ options:
   -x, --env VAR=VALUE set an environment variable for the processes
   --launcher-arg ARG  pass ARG to the MPI launcher (repeatable)
   --raw-errors        pass the launcher's error output through untouched; by
-                      default, when ScopeDSM ends the job with an error, the
-                      MPI library's account of the abort (Open MPI's
-                      MPI_ABORT banner, MPICH's BAD TERMINATION box) is left
-                      out, so that ScopeDSM's line is the last one printed
+                      default, when ScopeDSM ends the job with an error, one
+                      ScopeDSM line (the first to come) is printed, last, and
+                      the MPI library's account of the end (Open MPI's
+                      MPI_ABORT banner and exit boxes, MPICH's BAD
+                      TERMINATION box) is left out
   --hosts H           spread the processes over H "hosts" of this machine:
                       network namespaces joined by a bridge, with their own
                       hostnames; processes of different hosts share no
@@ -56,6 +64,11 @@ options:
   --dry-run           print the launch command instead of running it
   -h, --help          this text
 
+SIGINT (Ctrl-C), SIGTERM and SIGHUP sent to scopedsm run are passed on to the
+launcher; a job not ended 10 s later is killed, launcher and all. The exit
+status is then 130, 143 or 129 and the last line says the job was
+interrupted. Killed by SIGKILL, scopedsm run takes the job with it.
+
 environment: SCOPEDSM_MPIEXEC=path overrides the MPI launcher; SCOPEDSM_IP=path
 the ip command --hosts uses.
 """
@@ -68,7 +81,8 @@ class UsageError(Exception):
 def parse_args(argv):
     """Options up to the program name; everything after belongs to the program."""
     opts = {"nprocs": None, "env": {}, "launcher_args": [], "dry_run": False, "help": False,
-            "raw_errors": False, "program": None, "args": [], "hosts": None, "per_host": None, "loads": None}
+            "raw_errors": False, "program": None, "args": [], "hosts": None, "per_host": None, "loads": None,
+            "hostfile": None}
 
     def value(i, name):
         if i + 1 >= len(argv):
@@ -108,7 +122,7 @@ def parse_args(argv):
                 raise UsageError(f"{name} takes a whole number, not '{text}'") from None
             i += step
             continue
-        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg", "--load"}
+        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg", "--load", "--hostfile"}
         if name in takes_value:
             if eq and name != "-x":
                 v, step = inline, 1
@@ -125,6 +139,8 @@ def parse_args(argv):
                     raise UsageError(str(e)) from None
             elif name == "--timeout":
                 opts["env"]["SCOPEDSM_TIMEOUT"] = v
+            elif name == "--hostfile":
+                opts["hostfile"] = os.path.abspath(v)
             elif name in ("-x", "--env"):
                 var, has_eq, val = v.partition("=")
                 if not has_eq or not var:
@@ -170,6 +186,52 @@ def check_configuration(config, env):
     return None
 
 
+def hostfile_slots(text):
+    """The slots a host file names: Open MPI's form ("host slots=4",
+    "max_slots=" ignored) or MPICH's ("host:4"); a host alone is one slot,
+    and '#' starts a comment. UsageError for a line it cannot read."""
+    total = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        host, _, count = words[0].partition(":")
+        slots = None
+        for w in words[1:]:
+            key, eq, val = w.partition("=")
+            if key == "slots" and eq:
+                slots = val
+            elif not (key == "max_slots" and eq):
+                raise UsageError(f"host file line {number}: '{raw.strip()}' is neither 'host slots=N' nor 'host:N'")
+        if count and slots is not None:
+            raise UsageError(f"host file line {number}: '{raw.strip()}' gives its slots twice")
+        text_count = count or slots or "1"
+        if not host or not text_count.isdigit() or int(text_count) < 1:
+            raise UsageError(f"host file line {number}: '{raw.strip()}' is neither 'host slots=N' nor 'host:N' "
+                             "(N at least 1)")
+        total += int(text_count)
+    if total == 0:
+        raise UsageError("the host file names no host")
+    return total
+
+
+def default_nprocs(opts):
+    """-n when none is given: the host file's slots, else the physical cores."""
+    if opts["hostfile"] is None:
+        return launch.physical_cores()
+    try:
+        with open(opts["hostfile"], encoding="utf-8", errors="replace") as f:
+            return hostfile_slots(f.read())
+    except OSError as e:
+        raise UsageError(f"cannot read the host file {opts['hostfile']}: {e.strerror}") from None
+
+
+def hostfile_args(vendor, path):
+    """The launcher's option for a host file: Open MPI's --hostfile, MPICH's -f."""
+    return ["--hostfile", path] if vendor == launch.OPENMPI else ["-f", path]
+
+
 def host_layout(opts):
     """(processes, per host) for --hosts, or UsageError."""
     count, per_host, nprocs = opts["hosts"], opts["per_host"], opts["nprocs"]
@@ -196,21 +258,23 @@ def main(argv, config):
         if opts["help"]:
             print(USAGE, end="")
             return 0
+        if opts["hosts"] is not None and opts["hostfile"] is not None:
+            raise UsageError("--hosts makes its own hosts: it cannot be combined with --hostfile")
         if opts["hosts"] is not None:
             opts["nprocs"], opts["per_host"] = host_layout(opts)
         elif opts["per_host"] is not None:
             raise UsageError("--per-host needs --hosts")
         if opts["nprocs"] is None:
-            raise UsageError("missing -n N (the number of processes)")
+            opts["nprocs"] = default_nprocs(opts)
         if opts["nprocs"] < 1:
             raise UsageError(f"the process count must be at least 1, not {opts['nprocs']}")
         if opts["program"] is None:
-            raise UsageError("missing the program to run (scopedsm run -n N program [args...])")
+            raise UsageError("missing the program to run (scopedsm run [-n N] program [args...])")
         if opts["loads"] is not None and len(opts["loads"]) > opts["nprocs"]:
             raise UsageError(f"--load names {len(opts['loads'])} ranks but the job has {opts['nprocs']}")
     except UsageError as e:
         print(f"scopedsm run: {e}", file=sys.stderr)
-        print("usage: scopedsm run -n N [options] program [args...]  (scopedsm run --help for more)",
+        print("usage: scopedsm run [-n N] [options] program [args...]  (scopedsm run --help for more)",
               file=sys.stderr)
         return 2
     try:
@@ -228,10 +292,12 @@ def main(argv, config):
         wrapped = load.command(opts["loads"], program, args)
         program, args = wrapped[0], wrapped[1:]
 
+    hostfile = hostfile_args(vendor, opts["hostfile"]) if opts["hostfile"] is not None else []
+
     def command(extra):
         return launch.launch_command(vendor, launcher, opts["nprocs"], program, args,
                                      env_names=launch.scopedsm_env_names(env),
-                                     extra_launcher_args=extra + opts["launcher_args"])
+                                     extra_launcher_args=extra + hostfile + opts["launcher_args"])
 
     if opts["dry_run"]:
         extra = []
@@ -250,9 +316,7 @@ def main(argv, config):
     if opts["hosts"] is not None:
         return run_on_hosts(opts, command, env, vendor)
     try:
-        if opts["raw_errors"]:
-            os.execve(launcher, command([]), env)
-        return run_filtered(command([]), env, sys.stderr.buffer)
+        return run_filtered(command([]), env, sys.stderr.buffer, filter_noise=not opts["raw_errors"])
     except OSError as e:
         print(f"scopedsm run: cannot start the launcher {launcher}: {e.strerror}", file=sys.stderr)
         return 127
@@ -270,7 +334,7 @@ def run_on_hosts(opts, command, env, vendor):
         with hosts.Hosts(opts["hosts"]) as h:
             cmd = command(h.launcher_args(vendor, opts["per_host"]))
             try:
-                status = run_filtered(cmd, h.environment(env), sys.stderr.buffer, own_group=True,
+                status = run_filtered(cmd, h.environment(env), sys.stderr.buffer,
                                       filter_noise=not opts["raw_errors"])
             except OSError as e:
                 print(f"scopedsm run: cannot start the launcher {cmd[0]}: {e.strerror}", file=sys.stderr)
@@ -294,33 +358,32 @@ def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def run_filtered(cmd, env, err, own_group=False, filter_noise=True):
+def run_filtered(cmd, env, err, filter_noise=True):
     """Runs the launcher with its standard input and output ours and its error
-    output through AbortNoise onto `err` (a binary stream); returns the job's
-    exit status.
+    output through AbortNoise onto `err` (a binary stream, or untouched
+    without filter_noise); returns the job's exit status.
 
-    With own_group the launcher runs in a process group of its own, every
-    end asked of us (SIGINT included) is passed on to it, its group is
-    killed if it has not ended END_GRACE_S seconds later (MPICH's Hydra may
-    not end on SIGTERM), and it is ended when we die."""
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, start_new_session=own_group,
-                            preexec_fn=_die_with_parent if own_group else None)
-    # Ctrl-C reaches the launcher by itself (the terminal signals the whole
-    # foreground group), and the launcher ends the job: we keep reading
-    # until it has. Other ends asked of us are passed on to it.
-    forwarded = (signal.SIGTERM, signal.SIGHUP) + ((signal.SIGINT,) if own_group else ())
+    The launcher runs in a session of its own, so that an end asked of us
+    reaches the job through us alone: SIGINT (Ctrl-C), SIGTERM and SIGHUP
+    are passed on to it, and if the job has not ended END_GRACE_S seconds
+    later the launcher and every process of its session are killed (MPICH's
+    Hydra may not end on SIGTERM). The launcher is ended (SIGTERM) when we
+    die, even by SIGKILL. After such an end the status is 128 + the signal
+    (130, 143, 129) and the last line says that the job was interrupted."""
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_die_with_parent)
+    received = []
     timers = []
 
     def pass_on(sig, _frame):
+        received.append(sig)
         proc.send_signal(sig)
-        if own_group and not timers:
-            timers.append(threading.Timer(END_GRACE_S, _kill_group, (proc,)))
+        if not timers:
+            timers.append(threading.Timer(END_GRACE_S, _kill_session, (proc.pid,)))
             timers[0].daemon = True
             timers[0].start()
 
-    previous = {sig: signal.signal(sig, pass_on) for sig in forwarded}
-    if not own_group:
-        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, pass_on) for sig in INTERRUPTIONS}
     noise = abort_noise.AbortNoise()
 
     def show(lines):
@@ -334,21 +397,52 @@ def run_filtered(cmd, env, err, own_group=False, filter_noise=True):
             show(noise.feed(line) if filter_noise else [line])
         proc.wait()
         show(noise.finish() if filter_noise else [])
+        if received:
+            # The launcher has gone: what is left of its session is the
+            # job's, and nothing will end it now.
+            _kill_session(proc.pid)
+            show([interrupted_line(received[0])])
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         for timer in timers:
             timer.cancel()
         proc.stderr.close()
-    return launch.exit_status(proc.returncode)
+    return 128 + received[0] if received else launch.exit_status(proc.returncode)
 
 
 END_GRACE_S = 10
+INTERRUPTIONS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _kill_group(proc):
-    if proc.poll() is None:
+def interrupted_line(sig):
+    """The last line of a job ended by `sig` sent to `scopedsm run`."""
+    name = signal.Signals(sig).name
+    return f"scopedsm run: the job was interrupted by {name} and has ended (exit status {128 + sig})\n"
+
+
+def session_members(sid, proc_root="/proc"):
+    """The processes of session `sid`, from /proc (the launcher's own session:
+    it and every process it started that did not leave it)."""
+    members = []
+    for entry in os.listdir(proc_root):
+        if not entry.isdigit():
+            continue
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            with open(os.path.join(proc_root, entry, "stat"), encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 3 and fields[3] == str(sid):
+            members.append(int(entry))
+    return members
+
+
+def _kill_session(sid):
+    for pid in session_members(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
         except OSError:
             pass

@@ -2,6 +2,7 @@
 leaves out of the launcher's error output, and what it never does."""
 import io
 import os
+import signal
 import sys
 import tempfile
 import unittest
@@ -47,6 +48,25 @@ OMPI_OTHER = [
     "slots that were requested by the application:\n",
     DASHES,
 ]
+# Open MPI's boxes for a process that ended with a non-zero status, and
+# libevent's warning about a connection of a process already gone.
+OMPI_PRIMARY = [
+    DASHES,
+    "Primary job  terminated normally, but 1 process returned\n",
+    "a non-zero exit code. Per user-direction, the job has been aborted.\n",
+    DASHES,
+]
+OMPI_NONZERO = [
+    DASHES,
+    "mpiexec detected that one or more processes exited with non-zero status, thus causing\n",
+    "the job to be terminated. The first process to do so was:\n",
+    "\n",
+    "  Process name: [[62329,1],0]\n",
+    "  Exit code:    1\n",
+    DASHES,
+]
+EPOLL = ("[warn] Epoll MOD(1) on fd 11 failed. Old events were 6; read change was 0 (none); write change was 2 "
+         "(del): Bad file descriptor\n")
 
 
 def filtered(lines):
@@ -65,14 +85,29 @@ class AbortNoiseTest(unittest.TestCase):
     def test_mpich_abort_account_is_left_out(self):
         self.assertEqual(filtered([FATAL] + MPICH_ABORT + MPICH_BOX), [FATAL])
 
-    def test_the_runtime_line_is_repeated_last_when_something_followed_it(self):
+    def test_the_runtime_line_is_held_back_and_printed_last_once(self):
         later = "rank 0 says goodbye\n"
-        self.assertEqual(filtered([FATAL] + OMPI_BANNER + [later]), [FATAL, later, FATAL])
+        self.assertEqual(filtered([FATAL] + OMPI_BANNER + [later]), [later, FATAL])
 
-    def test_the_first_fatal_line_is_the_one_repeated(self):
-        self.assertEqual(filtered([FATAL, FATAL_0] + OMPI_BANNER), [FATAL, FATAL_0])
+    def test_of_several_fatal_lines_only_the_first_is_printed(self):
+        self.assertEqual(filtered([FATAL, FATAL_0] + OMPI_BANNER), [FATAL])
         later = "something else\n"
-        self.assertEqual(filtered([FATAL, FATAL_0, later] + OMPI_BANNER), [FATAL, FATAL_0, later, FATAL])
+        self.assertEqual(filtered([FATAL, FATAL_0, later] + OMPI_BANNER), [later, FATAL])
+        # Every rank making the same mistake: one line, not four.
+        every = [f"scopedsm: rank {r}: jia_lock(1024): lock id out of range\n" for r in (2, 0, 3, 1)]
+        self.assertEqual(filtered(every + OMPI_BANNER), [every[0]])
+
+    def test_the_program_output_passes_at_once(self):
+        noise = abort_noise.AbortNoise()
+        self.assertEqual(noise.feed(FATAL), [])
+        self.assertEqual(noise.feed("progress 10%\n"), ["progress 10%\n"])
+        self.assertEqual(noise.finish(), [FATAL])
+
+    def test_open_mpi_exit_boxes_and_epoll_warnings_go_with_a_fatal_line(self):
+        lines = [FATAL, EPOLL] + OMPI_PRIMARY + OMPI_NONZERO + [FATAL_0]
+        self.assertEqual(filtered(lines), [FATAL])
+        # Without a runtime line they are all the user has: all shown.
+        self.assertEqual(filtered([EPOLL] + OMPI_PRIMARY + OMPI_NONZERO), [EPOLL] + OMPI_PRIMARY + OMPI_NONZERO)
 
     def test_the_runtime_line_may_come_after_the_banner(self):
         self.assertEqual(filtered(OMPI_BANNER + [FATAL]), [FATAL])
@@ -94,24 +129,24 @@ class AbortNoiseTest(unittest.TestCase):
         self.assertEqual(filtered([early] + OMPI_BANNER), [early])
 
     def test_other_mpi_errors_get_through(self):
-        self.assertEqual(filtered([FATAL] + OMPI_OTHER + OMPI_BANNER), [FATAL] + OMPI_OTHER + [FATAL])
+        self.assertEqual(filtered([FATAL] + OMPI_OTHER + OMPI_BANNER), OMPI_OTHER + [FATAL])
         self.assertEqual(filtered(OMPI_OTHER), OMPI_OTHER)
         other_unpack = "[vm:1] [[1,0],0] ORTE_ERROR_LOG: Not found in file base/plm_base_launch_support.c\n"
-        self.assertEqual(filtered([FATAL, other_unpack]), [FATAL, other_unpack, FATAL])
+        self.assertEqual(filtered([FATAL, other_unpack]), [other_unpack, FATAL])
 
     def test_the_aggregation_hint_stays_when_other_help_was_aggregated(self):
         other = "[vm:1] 3 more processes have sent help message help-mpi-btl-base.txt / btl:no-nics\n"
         lines = [FATAL] + OMPI_BANNER + [OMPI_AGGREGATE[0], other, OMPI_AGGREGATE[1]]
-        self.assertEqual(filtered(lines), [FATAL, other, OMPI_AGGREGATE[1], FATAL])
+        self.assertEqual(filtered(lines), [other, OMPI_AGGREGATE[1], FATAL])
 
     def test_an_unfinished_box_is_shown(self):
-        self.assertEqual(filtered([FATAL, DASHES, "half a message\n"]), [FATAL, DASHES, "half a message\n", FATAL])
+        self.assertEqual(filtered([FATAL, DASHES, "half a message\n"]), [DASHES, "half a message\n", FATAL])
 
 
 class FilterTextTest(unittest.TestCase):
     def test_a_whole_output(self):
         self.assertEqual(abort_noise.filter_text("".join([FATAL] + OMPI_BANNER + ["later"])),
-                         FATAL + "later\n" + FATAL)
+                         "later\n" + FATAL)
         self.assertEqual(abort_noise.filter_text(""), "")
 
 
@@ -132,7 +167,7 @@ class RunFilteredTest(unittest.TestCase):
         output = FATAL + "later\n" + "".join(OMPI_BANNER)
         status, err = self.run_script(f"cat >&2 <<'EOF'\n{output}EOF\nexit 7\n")
         self.assertEqual(status, 7)
-        self.assertEqual(err.splitlines(), [FATAL.strip(), "later", FATAL.strip()])
+        self.assertEqual(err.splitlines(), ["later", FATAL.strip()])
 
     def test_an_mpi_error_gets_through(self):
         status, err = self.run_script("echo 'ORTE_ERROR_LOG: Not found in file x.c' >&2\nexit 1\n")
@@ -152,3 +187,36 @@ class RunFilteredTest(unittest.TestCase):
 
 if __name__ == "__main__":
     sys.exit(unittest.main())
+
+
+class InterruptionTest(unittest.TestCase):
+    """An end asked of `scopedsm run` reaches the launcher, and the status and
+    the last line say that the job was interrupted."""
+
+    def test_sigterm_is_passed_on_and_reported(self):
+        class SignalOnReady(io.BytesIO):
+            def write(self, data):
+                if b"ready" in data:
+                    os.kill(os.getpid(), signal.SIGTERM)  # as a workflow tool would
+                return super().write(data)
+
+        with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
+            f.write("echo ready >&2\nexec sleep 100000\n")
+        try:
+            err = SignalOnReady()
+            status = run_cmd.run_filtered(["/bin/sh", f.name], dict(os.environ), err)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(status, 143)
+        self.assertEqual(err.getvalue().decode().splitlines()[-1],
+                         "scopedsm run: the job was interrupted by SIGTERM and has ended (exit status 143)")
+
+    def test_session_members(self):
+        with tempfile.TemporaryDirectory() as root:
+            for pid, stat in {"10": "10 (mpiexec) S 1 10 10 0", "11": "11 (a (b) c) R 10 11 10 0",
+                              "12": "12 (other) S 1 12 12 0"}.items():
+                os.mkdir(os.path.join(root, pid))
+                with open(os.path.join(root, pid, "stat"), "w") as f:
+                    f.write(stat)
+            os.mkdir(os.path.join(root, "self"))
+            self.assertEqual(sorted(run_cmd.session_members(10, root)), [10, 11])

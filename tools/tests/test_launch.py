@@ -1,5 +1,6 @@
 """Unit tests of launch.py and run_cmd.parse_args: the launcher command lines."""
 import os
+import tempfile
 import unittest
 
 from scopedsm_tools import launch, run_cmd
@@ -95,6 +96,32 @@ class RunArgsTest(unittest.TestCase):
             layout(["--hosts", "2"])
         with self.assertRaisesRegex(run_cmd.UsageError, "whole number"):
             run_cmd.parse_args(["--hosts", "two", "p"])
+
+    def test_hostfile_slots_in_both_forms(self):
+        self.assertEqual(run_cmd.hostfile_slots("# cluster\nnode1 slots=4\nnode2 slots=2 max_slots=8\n\n"), 6)
+        self.assertEqual(run_cmd.hostfile_slots("node1:4\nnode2  # one slot\nnode3:2\n"), 7)
+        self.assertEqual(run_cmd.hostfile_slots("localhost\n"), 1)
+        for bad, why in (("node1 slots=0\n", "N at least 1"), ("node1:x\n", "N at least 1"),
+                         ("node1 cpus=4\n", "neither"), ("node1:2 slots=2\n", "twice"), ("# none\n", "no host")):
+            with self.assertRaisesRegex(run_cmd.UsageError, why):
+                run_cmd.hostfile_slots(bad)
+
+    def test_default_process_count(self):
+        self.assertEqual(run_cmd.default_nprocs(run_cmd.parse_args(["p"])), launch.physical_cores())
+        with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
+            f.write("a slots=3\nb slots=2\n")
+        try:
+            opts = run_cmd.parse_args(["--hostfile", f.name, "p"])
+            self.assertEqual(opts["hostfile"], os.path.abspath(f.name))
+            self.assertEqual(run_cmd.default_nprocs(opts), 5)
+        finally:
+            os.unlink(f.name)
+        with self.assertRaisesRegex(run_cmd.UsageError, "cannot read the host file"):
+            run_cmd.default_nprocs(run_cmd.parse_args(["--hostfile", "/nonexistent/hosts", "p"]))
+
+    def test_hostfile_option_of_each_launcher(self):
+        self.assertEqual(run_cmd.hostfile_args(launch.OPENMPI, "/h"), ["--hostfile", "/h"])
+        self.assertEqual(run_cmd.hostfile_args(launch.MPICH, "/h"), ["-f", "/h"])
 
     def test_host_names(self):
         from scopedsm_tools import hosts

@@ -64,8 +64,8 @@ class ReportTest(unittest.TestCase):
         # The program's name, not the file's.
         self.assertIn("| sor | stats file | 2 |", text)
         self.assertIn("## Where each process spent its time: sor (`in0.json`)", text)
-        self.assertIn("| 0 | alpha | 2 | 1.5 | 0.25 | 0 | 0.25 | 0 | 0 | 4 | 2 | 5 | 0 |", text)
-        self.assertIn("| 1 | beta | 2 | 1 | 0 | 0 | 1 | 0.5 | 0 | 0 | 0 | 7 | 2 |", text)
+        self.assertIn("| 0 | alpha | 2 | 1.5 | 0.25 | 0 | 0.25 | 0 | 0 | 0 | 4 | 2 | 5 | 0 |", text)
+        self.assertIn("| 1 | beta | 2 | 1 | 0 | 0 | 1 | 0 | 0.5 | 0 | 0 | 0 | 7 | 2 |", text)
 
     def test_stats_file_without_program_keeps_the_file_name(self):
         stats = dict(self.STATS)
@@ -114,9 +114,9 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("## Trace: sor (`in0.json`)", text)
         self.assertIn("| rank | fault (n / ms) | fetch (n / ms) | diff (n / ms) | lock (n / ms) | barrier (n / ms) "
-                      "| serve (n / ms) |", text)
-        self.assertIn("| 0 | 2 / 2 | 1 / 0.4 | – | – | – | – |", text)
-        self.assertIn("| 1 | – | – | – | – | – | 1 / 0.01 |", text)
+                      "| atomic (n / ms) | serve (n / ms) |", text)
+        self.assertIn("| 0 | 2 / 2 | 1 / 0.4 | – | – | – | – | – |", text)
+        self.assertIn("| 1 | – | – | – | – | – | – | 1 / 0.01 |", text)
         self.assertNotIn("No speedups", text)
 
     def test_trace_as_bare_event_list(self):
