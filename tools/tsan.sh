@@ -106,6 +106,7 @@ for run in "${runs[@]}"; do
   # exitcode=0: the summary below decides, from the reports themselves.
   export TSAN_OPTIONS="${except}log_path=$logs/tsan:halt_on_error=0:exitcode=0:second_deadlock_stack=1:history_size=4:print_suppressions=1"
   echo "tsan: $name: mpi_tests on $np process(es) ${env}"
+  t0=$SECONDS
   envflags=()
   for kv in $env; do envflags+=(-x "$kv"); done
   rc=0
@@ -113,6 +114,7 @@ for run in "${runs[@]}"; do
   env $env timeout "${TSAN_TIMEOUT:-1800}" "${launch[@]}" -n "$np" -x TSAN_OPTIONS "${envflags[@]}" "$out/tests/mpi_tests" \
     --gtest_color=no "$filter" "${extra_args[@]}" >"$logs/output.txt" 2>&1 || rc=$?
   grep -E '^\[  (PASSED|FAILED) ' "$logs/output.txt" || true
+  echo "tsan: $name: $((SECONDS - t0)) s"
   if [ "$rc" -ne 0 ]; then
     tail -n 30 "$logs/output.txt" >&2
     echo "tsan: $name: mpi_tests failed (exit $rc)" >&2
