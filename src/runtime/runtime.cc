@@ -251,7 +251,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
           init, provided, MPI_THREAD_MULTIPLE);
   state_->rank = rank;
   state_->size = size;
-  reports_.start(cfg, rank, size, &state_->stats);
+  reports_.start(&state_->config, rank, size, &state_->stats);
   jia_pid = rank;  // the JIAJIA names, whichever init was called
   hostc = size;
   // A misspelt setting would otherwise do nothing without a word. Rank 0
