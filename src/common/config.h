@@ -274,9 +274,6 @@ EnvLookup process_environment();
 // Parses "4096", "64K", "16M", "2G", "1T" (binary multiples). Exposed for tests.
 Status parse_size(const std::string& text, uint64_t* out);
 
-// "auto", "rma" or "message".
-const char* fetch_mode_name(FetchMode mode);
-
 // The effective configuration as (setting, value) pairs, each value written
 // as a user would write the variable: ("log", "warn"), ("region_size",
 // "16G"), in the order of settings(). A setting's name is its variable's

@@ -180,15 +180,6 @@ std::string net_text(const NetParams& net) {
   return out.empty() ? "latency=0" : out;
 }
 
-const char* fetch_mode_name(FetchMode mode) {
-  switch (mode) {
-    case FetchMode::kAuto: return "auto";
-    case FetchMode::kRma: return "rma";
-    case FetchMode::kMessage: return "message";
-  }
-  return "?";
-}
-
 const char* setting_group_title(SettingGroup group) {
   switch (group) {
     case SettingGroup::kMemory: return "Memory and placement";
@@ -234,6 +225,25 @@ Setting count(const char* name, G group, T Config::*field, Valid valid, const ch
         return true;
       },
       [field](const Config& c) { return std::to_string(c.*field); });
+}
+
+// A whole number from `min` to `max` written after `prefix`, or `zero` for
+// 0: "all" or 3, "off" or "barrier:3".
+template <class T>
+Setting count_or(const char* name, G group, T Config::*field, const char* zero, const char* prefix, uint64_t min,
+                 uint64_t max, const char* accepted, const char* example, const char* doc) {
+  const std::string before = prefix;
+  return custom(
+      name, group, accepted, example, doc,
+      [=](const std::string& text, Config* c, std::string*) {
+        uint64_t n = 0;
+        if (text == zero) c->*field = 0;
+        else if (text.rfind(before, 0) == 0 && parse_uint(text.substr(before.size()), &n) && n >= min && n <= max)
+          c->*field = static_cast<T>(n);
+        else return false;
+        return true;
+      },
+      [=](const Config& c) { return c.*field == 0 ? std::string(zero) : before + std::to_string(c.*field); });
 }
 
 // Bytes, with an optional suffix K, M, G or T.
@@ -383,20 +393,9 @@ std::vector<Setting> make_settings() {
           "dropped at every acquire)."),
       on_off("SCOPEDSM_HOME_MIGRATION", G::kCoherence, &Config::home_migration,
              "Whether a page's single writer between two barriers becomes its home at the second (JIAJIA's HMIG)."),
-      custom(
-          "SCOPEDSM_NEXT_TOUCH", G::kCoherence, "off, or barrier:N with N from 1 to 1000", "barrier:1",
-          "Whether the first N barriers after each allocation are next-touch points for its pages.",
-          [](const std::string& text, Config* c, std::string*) {
-            uint64_t n = 0;
-            if (text == "off") c->next_touch_barriers = 0;
-            else if (text.rfind("barrier:", 0) == 0 && parse_uint(text.substr(8), &n) && n >= 1 && n <= 1000)
-              c->next_touch_barriers = static_cast<uint32_t>(n);
-            else return false;
-            return true;
-          },
-          [](const Config& c) {
-            return c.next_touch_barriers == 0 ? std::string("off") : "barrier:" + std::to_string(c.next_touch_barriers);
-          }),
+      count_or("SCOPEDSM_NEXT_TOUCH", G::kCoherence, &Config::next_touch_barriers, "off", "barrier:", 1, 1000,
+               "off, or barrier:N with N from 1 to 1000", "barrier:1",
+               "Whether the first N barriers after each allocation are next-touch points for its pages."),
       choice<bool>("SCOPEDSM_NEXT_TOUCH_ON", G::kCoherence, &Config::next_touch_write, {{"touch", false}, {"write", true}},
                    "What re-homes a page a next-touch point marked: another process's first touch, or only a lone "
                    "writer."),
@@ -452,17 +451,9 @@ std::vector<Setting> make_settings() {
       // Processes and communication
       on_off("SCOPEDSM_NODE_SHARING", G::kProcesses, &Config::node_sharing,
              "Whether processes of one node copy pages from each other's homes and merge diffs into them directly."),
-      custom(
-          "SCOPEDSM_NODE_PROCS", G::kProcesses, "'all' or a process count from 1 to 65536", "2",
-          "At most this many processes per node, so that one machine stands for several nodes.",
-          [](const std::string& text, Config* c, std::string*) {
-            uint64_t n = 0;
-            if (text == "all") c->node_procs = 0;
-            else if (parse_uint(text, &n) && n >= 1 && n <= 65536) c->node_procs = static_cast<uint32_t>(n);
-            else return false;
-            return true;
-          },
-          [](const Config& c) { return c.node_procs == 0 ? std::string("all") : std::to_string(c.node_procs); }),
+      count_or("SCOPEDSM_NODE_PROCS", G::kProcesses, &Config::node_procs, "all", "", 1, 65536,
+               "'all' or a process count from 1 to 65536", "2",
+               "At most this many processes per node, so that one machine stands for several nodes."),
       custom(
           "SCOPEDSM_NET", G::kProcesses, kNetAccepted, "occupancy=5,bandwidth=100,interrupt=2500",
           "Communication costs injected between nodes (the cost model), to see which one a program is sensitive to.",
