@@ -216,14 +216,14 @@ struct Setting {
   // Reads `text` into `c`; false if it is not accepted, `detail` (empty if
   // nothing more is to be said) naming the part that is wrong.
   std::function<bool(const std::string& text, Config* c, std::string* detail)> parse;
-  // The value `c` holds, as a user would write the variable; "" only for an
-  // unset path.
+  // The value `c` holds, as a user would write the variable; "" only while
+  // it is unset (a path, SCOPEDSM_OMP_STACK).
   std::function<std::string(const Config& c)> print;
 
   // "unit_pages": the name without SCOPEDSM_, in lower case (the statistics
   // JSON's key, `describe_config`'s).
   std::string key() const;
-  // The default as written: print(Config{}), or "none" for an unset path.
+  // The default as written: print(Config{}), or "none" if that is unset.
   std::string default_text() const;
   // parse() with the error in its final words: "NAME='text' is invalid:
   // expected <accepted>" and, if parse gave one, " (<detail>)".
