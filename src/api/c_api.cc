@@ -359,9 +359,11 @@ int scopedsm_describe(char* buf, size_t len) {
     out += "config_error: " + st.message() + "\n";
     rc = -1;
   }
-  for (const auto& v : scopedsm::config_variables()) {
-    const char* set = std::getenv(v.name);
-    out += std::string("variable: ") + v.name + "=" + (set ? set : std::string("(default ") + v.default_text + ")") + "\n";
+  for (const scopedsm::Setting& s : scopedsm::settings()) {
+    const char* set = std::getenv(s.name.c_str());
+    out += "variable: " + s.name + "=" + (set ? set : "(default " + s.default_text() + ")") + "\n";
+    out += "setting: " + s.name + "\t" + scopedsm::setting_group_title(s.group) + "\t" + s.default_text() + "\t" +
+           s.accepted + "\t" + s.doc + "\n";
   }
   if (len > 0) {
     size_t c = out.size() < len - 1 ? out.size() : len - 1;

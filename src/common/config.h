@@ -1,8 +1,13 @@
 // Run-time configuration, read from SCOPEDSM_* environment variables.
 //
-// Every variable is validated: a malformed or out-of-range value is an error
-// naming the variable, the value and what is accepted. docs/CONFIG.md holds
-// the table of variables; keep it in step with kVariables in config.cc.
+// Every variable is a setting declared once, in the table of
+// config_table.cc: its name, group, what it accepts, a line of
+// documentation, and how it reads and writes its Config field. Parsing, the
+// errors (a malformed or out-of-range value is an error naming the
+// variable, the value and what is accepted), config_settings() (the
+// statistics JSON, the start-up log, `scopedsm info`) and docs/CONFIG.md's
+// tables all come from that table (docs/ARCHITECTURE.md, "How to add a
+// setting").
 #pragma once
 
 #include <cstddef>
@@ -129,7 +134,8 @@ struct NetParams {
 inline constexpr uint64_t kNetMaxNs = 100000000;  // 0.1 s: the largest time SCOPEDSM_NET accepts
 // Parses SCOPEDSM_NET: "off", or comma-separated key=value pairs from
 // overhead, occupancy, mtu, bandwidth, latency and interrupt (each at most
-// once). Exposed for tests and the benchmark's run-time reconfiguration.
+// once), as the setting does. Exposed for tests and the benchmark's
+// run-time reconfiguration.
 Status parse_net(const std::string& text, NetParams* out);
 // The inverse: "off", or the pairs set, in the order above ("latency=0"
 // when every cost is 0).
@@ -177,6 +183,7 @@ struct Config {
   bool prefetch_sync = false;          // SCOPEDSM_PREFETCH=sync: hints wait for their runs (for comparison)
   bool auto_hints = false;             // SCOPEDSM_AUTO_HINTS: the runtime's own prefetch and release hints
   uint64_t test_hints = 0;             // test-only: seed of random prefetch and release hints; 0 = none
+  uint64_t omp_stack = 0;              // SCOPEDSM_OMP_STACK: bytes of an OpenMP master's stack; 0 = as ulimit -s says
   bool strict = false;                 // an unknown SCOPEDSM_* variable is an error, not a warning
   // SCOPEDSM_* variables set that no part of ScopeDSM reads (misspellings,
   // most likely), each with the known variable closest to it.
@@ -187,22 +194,68 @@ struct Config {
   std::vector<UnknownVariable> unknown;
 };
 
-// One documented variable.
-struct ConfigVariable {
+// Where a setting belongs: its group in docs/CONFIG.md and `scopedsm info`.
+enum class SettingGroup { kMemory, kCoherence, kSync, kProcesses, kLoops, kOpenMP, kOutput, kTesting };
+inline constexpr SettingGroup kSettingGroups[] = {SettingGroup::kMemory,    SettingGroup::kCoherence,
+                                                  SettingGroup::kSync,      SettingGroup::kProcesses,
+                                                  SettingGroup::kLoops,     SettingGroup::kOpenMP,
+                                                  SettingGroup::kOutput,    SettingGroup::kTesting};
+const char* setting_group_title(SettingGroup group);
+
+// One setting: a SCOPEDSM_* variable and the Config field(s) it selects,
+// declared once in config_table.cc (the kinds there make most of it).
+struct Setting {
+  std::string name;      // SCOPEDSM_UNIT_PAGES
+  SettingGroup group = SettingGroup::kMemory;
+  std::string accepted;  // what it takes, as its error says: "NAME='value' is invalid: expected <accepted>"
+  std::string doc;       // one sentence: what it selects (docs/CONFIG.md's table, `scopedsm info --variables`)
+  std::string example;   // a valid value other than the default, written as print() writes it (the tests read it)
+  // Left out of config_settings() at its default: unset paths, test-only
+  // settings and other switches a user seldom sets.
+  bool quiet_at_default = false;
+  // Reads `text` into `c`; false if it is not accepted, `detail` (empty if
+  // nothing more is to be said) naming the part that is wrong.
+  std::function<bool(const std::string& text, Config* c, std::string* detail)> parse;
+  // The value `c` holds, as a user would write the variable; "" only while
+  // it is unset (a path, SCOPEDSM_OMP_STACK).
+  std::function<std::string(const Config& c)> print;
+
+  // "unit_pages": the name without SCOPEDSM_, in lower case (the statistics
+  // JSON's key, `describe_config`'s).
+  std::string key() const;
+  // The default as written: print(Config{}), or "none" if that is unset.
+  std::string default_text() const;
+  // parse() with the error in its final words: "NAME='text' is invalid:
+  // expected <accepted>" and, if parse gave one, " (<detail>)".
+  Status read(const std::string& text, Config* c) const;
+};
+// Every setting, in the order of the table (grouped, and the order of
+// config_settings()).
+const std::vector<Setting>& settings();
+// The setting named `name` (SCOPEDSM_...), or null.
+const Setting* find_setting(const std::string& name);
+
+// A combination of settings that is refused, with the error that says so.
+struct SettingRule {
+  std::function<bool(const Config& c)> refused;
+  std::string message;
+};
+const std::vector<SettingRule>& setting_rules();
+
+// A SCOPEDSM_* variable that the tools, benchmarks and tests read rather
+// than the runtime (SCOPEDSM_MPIEXEC, SCOPEDSM_CC, ...): known, so never
+// reported as unknown, but not part of the runtime's configuration.
+struct ToolVariable {
   const char* name;
-  const char* default_text;
+  const char* read_by;  // Markdown: `scopedsm run`, ...
   const char* meaning;
 };
-const std::vector<ConfigVariable>& config_variables();
-// SCOPEDSM_* variables that the tools, benchmarks and tests read rather than
-// the runtime (SCOPEDSM_MPIEXEC, SCOPEDSM_CC, ...): known, so never reported
-// as unknown, but not part of the runtime's configuration.
-const std::vector<ConfigVariable>& tool_variables();
+const std::vector<ToolVariable>& tool_variables();
 
 // The names of the SCOPEDSM_* variables in this process's environment.
 std::vector<std::string> scopedsm_variable_names();
 
-// The known variable (of config_variables() and tool_variables()) closest
+// The known variable (of settings() and tool_variables()) closest
 // to `name` by edit distance; ties go to the first in table order.
 std::string closest_known_variable(const std::string& name);
 // "SCOPEDSM_X is not a ScopeDSM variable (did you mean SCOPEDSM_Y?)"
@@ -221,13 +274,11 @@ EnvLookup process_environment();
 // Parses "4096", "64K", "16M", "2G", "1T" (binary multiples). Exposed for tests.
 Status parse_size(const std::string& text, uint64_t* out);
 
-// "auto", "rma" or "message".
-const char* fetch_mode_name(FetchMode mode);
-
 // The effective configuration as (setting, value) pairs, each value written
 // as a user would write the variable: ("log", "warn"), ("region_size",
-// "16G"). A setting's name is its variable's without SCOPEDSM_, in lower
-// case. Unset paths and test-only settings at their defaults are left out.
+// "16G"), in the order of settings(). A setting's name is its variable's
+// without SCOPEDSM_, in lower case (Setting::key). Settings quiet at their
+// default (unset paths, test-only settings, ...) are left out while there.
 std::vector<std::pair<std::string, std::string>> config_settings(const Config& config);
 
 // The same, as one line of setting=value pairs (for `info` and the log).

@@ -231,11 +231,7 @@ void Team::boot(int argc, char** argv, std::byte* start, std::byte* data_end, st
     if (lim.rlim_cur == RLIM_INFINITY) stack = 256ull << 20;
     else if (lim.rlim_cur >= (1u << 20)) stack = lim.rlim_cur;
   }
-  if (const char* s = std::getenv("SCOPEDSM_OMP_STACK")) {
-    char* e = nullptr;
-    const unsigned long long v = std::strtoull(s, &e, 10);
-    if (e != s) stack = std::max<unsigned long long>(v, 1u << 20);
-  }
+  if (rt.state().config.omp_stack != 0) stack = rt.state().config.omp_stack;
   stack = (stack + page - 1) / page * page;
   rt.add_guard_page("the master's stack overflowed (it is SCOPEDSM_OMP_STACK bytes, or as large as ulimit -s "
                     "says); raise either");

@@ -44,12 +44,10 @@ size_t merge_whole_words(std::byte* home, const std::byte* page, const std::byte
 Coherence::Coherence(const CoherenceParts& p)
     : rank_(p.rank),
       size_(p.size),
+      config_(p.config),
       write_detect_all_(p.write_detect_all && !p.cache_only),
       cache_only_(p.cache_only),
       home_migration_(p.home_migration),
-      writer_retention_(p.writer_retention),
-      next_touch_write_(p.next_touch_write),
-      next_touch_barriers_(p.next_touch_barriers),
       max_run_(p.auto_hints ? 1 : std::max<uint32_t>(1, std::min(p.fetch_pages, kMaxFetchPages))),
       window_(std::min<uint32_t>(4, max_run_)),
       test_faults_(p.test_faults),
@@ -166,7 +164,7 @@ bool Coherence::mark_pending(uint64_t first, uint64_t count) {
     // Our next touch must fault to be seen, and must fetch what the home
     // holds now. (A barrier has just ended the interval: no copy is being
     // written.) Only in touch mode: a write faults on a read-only copy anyway.
-    if (!next_touch_write_ && (m.state == PageState::kReadOnly || m.state == PageState::kPrefetched))
+    if (!config_->next_touch_write && (m.state == PageState::kReadOnly || m.state == PageState::kPrefetched))
       drop.push_back(static_cast<uint32_t>(p));
   }
   fsm_.to_pages(trap, PageState::kHomeClean, Cause::kNextTouch);  // before we write again
@@ -211,7 +209,7 @@ void Coherence::handle_fault(uint64_t page, Access access) {
         claim_home(page, access);
       } else {
         fetch(page, write);
-        if (m.nt_pending && !m.nt_touched && !next_touch_write_) {
+        if (m.nt_pending && !m.nt_touched && !config_->next_touch_write) {
           m.nt_touched = true;  // offered at the next barrier (barrier_notices)
           nt_touched_.push_back(static_cast<uint32_t>(page));
         }
@@ -973,7 +971,7 @@ void Coherence::invalidate(const std::vector<WriteNotice>& notices) {
       // Only we wrote it: our copy is current (single-writer retention).
       // Without retention it is dropped like any other, except a copy a
       // barrier is about to make the page's home (its offer, §6a).
-      if (writer_retention_ || n.offers_home) {
+      if (config_->writer_retention || n.offers_home) {
         if (m.state == PageState::kReadOnly || m.state == PageState::kPrefetched) ++stats_->retained;
         continue;
       }
@@ -1217,7 +1215,7 @@ void Coherence::place_pages(uint64_t first, uint64_t count, const std::function<
   for_each_run(homes, [&](uint64_t run_first, uint64_t run_count) { reserve_disk(run_first, run_count, call); });
   homes_resident_ += homes.size();
   fsm_.to_pages(homes, adaptive ? PageState::kHomeUntrapped : PageState::kHomeClean, Cause::kAllocation, call);
-  if (next_touch_barriers_ != 0) auto_next_touch_.push_back({first, count, next_touch_barriers_});
+  if (const uint32_t n = config_->next_touch_barriers; n != 0) auto_next_touch_.push_back({first, count, n});
 }
 
 void Coherence::relieve_map_pressure() {

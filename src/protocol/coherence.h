@@ -55,14 +55,15 @@ struct PrepareRange {
 struct CoherenceParts {
   int rank = 0;
   int size = 1;
+  // The runtime's settings, read in place: a new setting is read from here,
+  // with no field below and no copy (docs/ARCHITECTURE.md, "How to add a
+  // setting"). jia_config switches some of them on the application thread.
+  const Config* config = nullptr;
   bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
   // SCOPEDSM_WRITE_DETECT=cache-only (CO-WD): home pages never trapped, every
   // cached copy dropped at every acquire and barrier. For the whole run.
   bool cache_only = false;
   bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
-  bool writer_retention = true;   // SCOPEDSM_WRITER_RETENTION: our own single-writer notices keep our copy
-  bool next_touch_write = false;  // SCOPEDSM_NEXT_TOUCH_ON=write: only a lone writer re-homes a pending page
-  uint32_t next_touch_barriers = 0;  // SCOPEDSM_NEXT_TOUCH=barrier:N: first N barriers after an allocation mark it
   bool write_vector = false;      // SCOPEDSM_WRITE_VECTOR: refetches by message bring only written blocks
   WriteVectors* wvec = nullptr;   // this home's write vectors (required)
   uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
@@ -323,12 +324,10 @@ class Coherence {
 
   const int rank_;
   const int size_;
+  const Config* const config_;  // the runtime's settings, read in place (CoherenceParts::config)
   bool write_detect_all_;
   const bool cache_only_;
   bool home_migration_;
-  const bool writer_retention_;
-  const bool next_touch_write_;
-  const uint32_t next_touch_barriers_;
   struct AutoNextTouch {
     uint64_t first, count;
     uint32_t left;  // barriers still to act as next-touch points

@@ -47,25 +47,25 @@ constexpr int kTagEvents = 2;
 
 }  // namespace
 
-void ExitReports::start(const Config& config, int rank, int size, Stats* stats) {
+void ExitReports::start(const Config* config, int rank, int size, Stats* stats) {
   config_ = config;
   rank_ = rank;
   size_ = size;
   if (rank == 0) {
     // Before the program's work: a run whose statistics or trace were asked
     // for and cannot be kept should not run first and fail at the end.
-    if (!config.stats_file.empty())
-      if (Status st = check_writable(config.stats_file); !st.ok())
+    if (!config->stats_file.empty())
+      if (Status st = check_writable(config->stats_file); !st.ok())
         fatal("SCOPEDSM_STATS_FILE: %s; rank 0 writes the statistics there at exit (give a writable path)",
               st.message().c_str());
-    if (!config.trace_file.empty())
-      if (Status st = check_writable(config.trace_file); !st.ok())
+    if (!config->trace_file.empty())
+      if (Status st = check_writable(config->trace_file); !st.ok())
         fatal("SCOPEDSM_TRACE: %s; rank 0 writes the trace there at exit (give a writable path)", st.message().c_str());
     argv_ = command_line();
     started_ = utc_now();
   }
   // Rank 0 writes the trace, so its setting decides for everyone.
-  int trace = rank == 0 && !config.trace_file.empty() ? 1 : 0;
+  int trace = rank == 0 && !config->trace_file.empty() ? 1 : 0;
   MPI_Bcast(&trace, 1, MPI_INT, 0, MPI_COMM_WORLD);
   tracing_ = trace != 0;
   if (tracing_) {
@@ -93,18 +93,18 @@ RunInfo ExitReports::run_info() const {
   }
   run.started = started_;
   run.hosts = hosts_;
-  run.config = config_settings(config_);
+  run.config = config_settings(*config_);
   return run;
 }
 
 void ExitReports::write_statistics(const std::vector<StatsRecord>& records) const {
-  if (config_.summary) {
+  if (config_->summary) {
     const std::string table = format_summary(records);
     std::fputs(table.c_str(), stderr);
     std::fflush(stderr);
   }
-  if (config_.stats_file.empty()) return;
-  if (Status st = write_file(config_.stats_file, format_json(records, run_info())); !st.ok())
+  if (config_->stats_file.empty()) return;
+  if (Status st = write_file(config_->stats_file, format_json(records, run_info())); !st.ok())
     fatal("SCOPEDSM_STATS_FILE: %s; the statistics are lost", st.message().c_str());
 }
 
@@ -123,7 +123,7 @@ void ExitReports::write_trace(const Stats& stats) {
     return;
   }
   TraceWriter out;
-  if (Status st = out.open(config_.trace_file); !st.ok()) fatal("SCOPEDSM_TRACE: %s; the trace is lost", st.message().c_str());
+  if (Status st = out.open(config_->trace_file); !st.ok()) fatal("SCOPEDSM_TRACE: %s; the trace is lost", st.message().c_str());
   uint64_t dropped = header[1];
   out.add_rank(0, hosts_.empty() ? "" : hosts_[0], origin_ns_, mine, header[1]);
   std::vector<TraceEvent> theirs;

@@ -29,8 +29,10 @@ class ExitReports {
   // Collective, early in start-up. Rank 0 checks that its statistics and
   // trace files can be written (the job ends if not); every rank traces
   // if rank 0's SCOPEDSM_TRACE is set (stats->enable_trace()); rank 0
-  // learns every rank's host name.
-  void start(const Config& config, int rank, int size, Stats* stats);
+  // learns every rank's host name. `config` is the runtime's, read again at
+  // exit, not copied: the statistics file shows the settings in force then
+  // (jia_config switches some at run time).
+  void start(const Config* config, int rank, int size, Stats* stats);
   // Time zero of this rank's trace: the end of start-up.
   void set_origin(uint64_t ns) { origin_ns_ = ns; }
 
@@ -44,7 +46,7 @@ class ExitReports {
  private:
   RunInfo run_info() const;
 
-  Config config_;
+  const Config* config_ = nullptr;
   int rank_ = 0;
   int size_ = 1;
   bool tracing_ = false;

@@ -255,7 +255,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
           init, provided, MPI_THREAD_MULTIPLE);
   state_->rank = rank;
   state_->size = size;
-  reports_.start(cfg, rank, size, &state_->stats);
+  reports_.start(&state_->config, rank, size, &state_->stats);
   jia_pid = rank;  // the JIAJIA names, whichever init was called
   hostc = size;
   // A misspelt setting would otherwise do nothing without a word. Rank 0
@@ -304,12 +304,10 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   CoherenceParts parts;
   parts.rank = rank;
   parts.size = size;
+  parts.config = &st.config;
   parts.write_detect_all = cfg.write_detect_all;
   parts.cache_only = cfg.write_detect_cache_only;
   parts.home_migration = cfg.home_migration;
-  parts.writer_retention = cfg.writer_retention;
-  parts.next_touch_write = cfg.next_touch_write;
-  parts.next_touch_barriers = cfg.next_touch_barriers;
   {
     // Write vectors: 2 to 64 blocks a page; the default block is 1/32 page.
     const size_t ps = state_->region.page_size();

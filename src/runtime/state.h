@@ -8,7 +8,9 @@
 //   service thread:     the managers' tables, service counters
 //   both, thread-safe:  transport, node, region views, pages[].home,
 //                       the HomeShare in the region (atomics)
-//   constant after init: config, rank, size, node
+//   constant after init: rank, size, node, and config, except the four
+//                       switches jia_config sets on the application thread
+//                       (HMIG, ADWD, BROADCAST, WVEC)
 #pragma once
 
 #include <atomic>
@@ -57,7 +59,7 @@ struct RuntimeState {
   SyncParts sync_parts() {
     return SyncParts{rank,      size,   config.test_faults, config.timeout_s, &transport, &pages, &barriers_done,
                      &in_barrier, surface,      config.locks, config.lock_incarnations, config.central_barrier,
-                     &wait_seq};
+                     &wait_seq,   &config};
   }
 };
 

@@ -1,7 +1,8 @@
 // What the synchronization modules work with, passed in explicitly.
 //
 // The runtime owns every part and keeps it alive as long as the modules.
-// Identity and configuration are constant after start-up; the transport and
+// Identity is constant after start-up, and so is the configuration but for
+// the switches jia_config sets (config below); the transport and
 // the page table are thread-safe where these modules use them (sending,
 // and reading how many pages are allocated).
 #pragma once
@@ -40,6 +41,11 @@ struct SyncParts {
   // 1; 0: none): written by it (WaitReporter), read by the service thread to
   // answer the deadlock detector's probes (sync/deadlock_watch.h).
   std::atomic<uint64_t>* wait_seq = nullptr;
+  // The runtime's settings, read in place: a new setting is read from here,
+  // with no field above and no copy (docs/ARCHITECTURE.md, "How to add a
+  // setting"). jia_config switches some of them on the application thread,
+  // so the service thread reads only those that stay as start-up set them.
+  const Config* config = nullptr;
 
   // What a well-formed message may name, right now.
   Limits limits() const { return Limits{pages->allocated(), size, locks + kReservedLocks}; }

@@ -1,13 +1,16 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "common/config.h"
+#include "common/config_doc.h"
 
 namespace scopedsm {
 namespace {
@@ -220,7 +223,7 @@ TEST(Config, EveryVariableIsDocumented) {
   // The table drives docs/CONFIG.md and `scopedsm info`; parse_config must
   // not read a variable missing from it.
   std::set<std::string> documented;
-  for (const auto& v : config_variables()) documented.insert(v.name);
+  for (const Setting& v : settings()) documented.insert(v.name);
   std::set<std::string> read;
   Config c;
   (void)parse_config(
@@ -243,9 +246,10 @@ TEST(Config, EveryVariableIsInDocsConfig) {
   std::ifstream f(SCOPEDSM_DOCS_DIR "/CONFIG.md");
   ASSERT_TRUE(f) << "docs/CONFIG.md missing";
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  for (const auto* table : {&config_variables(), &tool_variables()})
-    for (const auto& v : *table)
-      EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
+  for (const Setting& v : settings())
+    EXPECT_NE(text.find("`" + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
+  for (const ToolVariable& v : tool_variables())
+    EXPECT_NE(text.find(std::string("`") + v.name + "`"), std::string::npos) << v.name << " is not in docs/CONFIG.md";
 }
 
 // And the other way: a variable docs/CONFIG.md's tables name (a row's first
@@ -254,8 +258,8 @@ TEST(Config, EveryVariableDocsConfigListsIsKnown) {
   std::ifstream f(SCOPEDSM_DOCS_DIR "/CONFIG.md");
   ASSERT_TRUE(f) << "docs/CONFIG.md missing";
   std::set<std::string> known;
-  for (const auto* table : {&config_variables(), &tool_variables()})
-    for (const auto& v : *table) known.insert(v.name);
+  for (const Setting& v : settings()) known.insert(v.name);
+  for (const ToolVariable& v : tool_variables()) known.insert(v.name);
   const std::regex row(R"(^\| `(SCOPEDSM_[A-Z_]+)` \|)");
   std::string line;
   int rows = 0;
@@ -397,7 +401,12 @@ TEST(Config, EverySettingReadBackGivesTheSameConfiguration) {
   EXPECT_EQ(vars["SCOPEDSM_AUTO_HINTS"], "on");
   EXPECT_EQ(vars["SCOPEDSM_PREFETCH"], "sync");
   EXPECT_TRUE(back.prefetch_sync);
-  EXPECT_EQ(vars.size(), 39u);  // all of them were set
+  // Every setting is there (but the quiet ones this test leaves at their
+  // default), and only settings are.
+  size_t expected = 0;
+  for (const Setting& s : settings()) expected += !s.quiet_at_default || vars.count(s.name) != 0 ? 1 : 0;
+  EXPECT_EQ(vars.size(), expected);
+  EXPECT_GE(vars.size(), 39u);
 }
 
 // SCOPEDSM_WRITE_VECTOR takes on, off or a block size; cache-only write
@@ -422,6 +431,149 @@ TEST(Config, WriteVectorsAndCacheOnlyDetection) {
   s = parse_config(env({{"SCOPEDSM_WRITE_DETECT", "cache-only"}, {"SCOPEDSM_NEXT_TOUCH", "barrier:2"}}), &both);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("SCOPEDSM_NEXT_TOUCH=barrier:N cannot be combined"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace scopedsm
+
+// The settings are declared once (src/common/config_table.cc); everything
+// else is made from the declarations. These tests hold each declaration to
+// what the rest of ScopeDSM and docs/CONFIG.md make of it.
+namespace scopedsm {
+namespace {
+
+std::string read_doc(const char* name) {
+  std::ifstream f(std::string(SCOPEDSM_DOCS_DIR) + "/" + name);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+TEST(Settings, AreDeclaredOnceEach) {
+  std::set<std::string> names, keys;
+  size_t group = 0;  // the table keeps each group together, in kSettingGroups order
+  for (const Setting& s : settings()) {
+    EXPECT_TRUE(names.insert(s.name).second) << s.name << " is declared twice";
+    EXPECT_TRUE(keys.insert(s.key()).second) << s.key();
+    EXPECT_EQ(s.name.rfind("SCOPEDSM_", 0), 0u) << s.name;
+    EXPECT_EQ(find_setting(s.name), &s);
+    EXPECT_FALSE(s.accepted.empty()) << s.name;
+    EXPECT_TRUE(!s.doc.empty() && s.doc.back() == '.' && s.doc.find('\n') == std::string::npos)
+        << s.name << ": its doc is one sentence: " << s.doc;
+    while (group < std::size(kSettingGroups) && kSettingGroups[group] != s.group) ++group;
+    EXPECT_LT(group, std::size(kSettingGroups)) << s.name << " is out of its group's place";
+  }
+  for (const ToolVariable& v : tool_variables()) EXPECT_EQ(find_setting(v.name), nullptr) << v.name;
+  EXPECT_EQ(find_setting("SCOPEDSM_NO_SUCH"), nullptr);
+}
+
+// Each setting reads its default and its example, and writes each back as
+// it was given: the statistics JSON, the start-up log and `scopedsm info`
+// show every setting that differs from its default.
+TEST(Settings, ReadTheirDefaultAndExampleAndWriteThemBack) {
+  Config defaults;
+  ASSERT_TRUE(parse_config(env({}), &defaults).ok());
+  const auto default_settings = config_settings(defaults);
+  for (const Setting& s : settings()) {
+    SCOPED_TRACE(s.name);
+    const std::string dflt = s.print(Config{});
+    if (!dflt.empty()) {  // an unset path has no value to give
+      Config c;
+      ASSERT_TRUE(parse_config(env({{s.name, dflt}}), &c).ok()) << s.default_text();
+      EXPECT_EQ(config_settings(c), default_settings);
+    }
+    EXPECT_NE(s.example, dflt) << "the example must differ from the default";
+    Config c;
+    const Status st = parse_config(env({{s.name, s.example}}), &c);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(s.print(c), s.example);
+    int found = 0;
+    for (const auto& [key, value] : config_settings(c))
+      if (key == s.key()) found += value == s.example ? 1 : 100;
+    EXPECT_EQ(found, 1) << s.key() << " is not in config_settings() once, as " << s.example;
+    EXPECT_NE((" " + describe_config(c) + " ").find(" " + s.key() + "=" + s.example + " "), std::string::npos)
+        << describe_config(c);
+    if (!s.quiet_at_default) {
+      bool listed = false;
+      for (const auto& entry : default_settings) listed = listed || entry.first == s.key();
+      EXPECT_TRUE(listed) << s.key() << " is left out at its default";
+    }
+  }
+}
+
+// An empty value is no setting's: the error names the variable, the value
+// and what the declaration says it accepts, in the words of every error.
+TEST(Settings, RefuseAnEmptyValueInTheirOwnWords) {
+  for (const Setting& s : settings()) {
+    Config c;
+    const Status st = parse_config(env({{s.name, ""}}), &c);
+    ASSERT_FALSE(st.ok()) << s.name;
+    EXPECT_EQ(st.message().rfind(s.name + "='' is invalid: expected " + s.accepted, 0), 0u) << st.message();
+  }
+}
+
+// A variable some part of ScopeDSM reads is a setting or a tool's variable,
+// so that setting it is never reported as unknown (nor an error under
+// SCOPEDSM_STRICT=on). SCOPEDSM_OMP_STACK, read by the OpenMP runtime, was
+// neither.
+TEST(Settings, EveryVariableTheSourcesReadIsKnown) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(SCOPEDSM_DOCS_DIR).parent_path();
+  const std::regex read(R"((getenv|environ\.get|environ\[)\(?\s*"(SCOPEDSM_[A-Z0-9_]+)\")");
+  std::set<std::string> names;
+  for (const char* dir : {"src", "tools", "apps", "bench", "tests"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".cc" && ext != ".c" && ext != ".h" && ext != ".py")) continue;
+      std::ifstream f(entry.path());
+      for (std::string line; std::getline(f, line);) {
+        if (line.find("SCOPEDSM_") == std::string::npos) continue;
+        for (std::sregex_iterator m(line.begin(), line.end(), read), end; m != end; ++m) names.insert((*m)[2].str());
+      }
+    }
+  }
+  EXPECT_GT(names.size(), 20u);
+  for (const std::string& name : names) {
+    Config c;
+    ASSERT_TRUE(parse_config(env({}), &c, {name}).ok());
+    EXPECT_TRUE(c.unknown.empty()) << name << " is read but not declared (src/common/config_table.cc)";
+  }
+}
+
+// docs/CONFIG.md's tables are made from the declarations: no variable is
+// missing from them, listed twice or described apart from its declaration.
+TEST(Settings, DocsTablesAreGenerated) {
+  const std::string doc = read_doc("CONFIG.md");
+  std::string current;
+  const Status st = regenerate_config_doc(doc, &current);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_TRUE(doc == current) << "docs/CONFIG.md's generated tables are stale: run `ninja -C build config-doc`";
+  std::map<std::string, int> rows;
+  const std::regex row(R"(^\| `(SCOPEDSM_[A-Z0-9_]+)` \|)");
+  std::istringstream lines(doc);
+  for (std::string line; std::getline(lines, line);)
+    if (std::smatch m; std::regex_search(line, m, row)) ++rows[m[1].str()];
+  for (const Setting& s : settings()) EXPECT_EQ(rows[s.name], 1) << s.name << "'s rows in docs/CONFIG.md";
+  EXPECT_EQ(rows.size(), settings().size() + tool_variables().size());
+}
+
+// And each setting has one section of its own there, in the table's order.
+TEST(Settings, EachHasOneSectionInDocs) {
+  const std::string doc = read_doc("CONFIG.md");
+  const std::regex heading(R"(^### `(SCOPEDSM_[A-Z0-9_]+)`$)");
+  std::vector<std::string> sections, declared;
+  std::istringstream lines(doc);
+  for (std::string line; std::getline(lines, line);)
+    if (std::smatch m; std::regex_match(line, m, heading)) sections.push_back(m[1].str());
+  for (const Setting& s : settings()) declared.push_back(s.name);
+  EXPECT_EQ(sections, declared);
+}
+
+TEST(Settings, TheGeneratedTableRowsAreTheDeclarations) {
+  const std::string table = settings_markdown();
+  EXPECT_NE(table.find("### Memory and placement\n\n| Variable | Default | Accepted | Meaning |\n"), std::string::npos);
+  EXPECT_NE(table.find("| `SCOPEDSM_STATS_FILE` | none | a file path | "), std::string::npos) << table;
+  EXPECT_NE(table.find("| `SCOPEDSM_CACHE_PAGES` | `65536` | a page count from 4 to 268435456 | "), std::string::npos);
+  std::string out;
+  EXPECT_FALSE(regenerate_config_doc("no markers", &out).ok());
 }
 
 }  // namespace

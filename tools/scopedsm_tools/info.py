@@ -16,9 +16,11 @@ from . import launch
 def parse_describe(text):
     """scopedsm_describe() output as (fields, variables): fields maps each
     "key: value" key to its value, except "unknown_variable" lines, which are
-    collected in order under "unknown_variables"; variables is a list of
-    (name, value, is_default)."""
-    fields = {"unknown_variables": []}
+    collected in order under "unknown_variables", and "setting" lines (the
+    runtime's declaration of each setting: name, group, default, accepted
+    values and meaning, tab-separated), collected as dicts under "settings";
+    variables is a list of (name, value, is_default)."""
+    fields = {"unknown_variables": [], "settings": []}
     variables = []
     for line in text.splitlines():
         key, sep, value = line.partition(": ")
@@ -26,6 +28,10 @@ def parse_describe(text):
             continue
         if key == "unknown_variable":
             fields["unknown_variables"].append(value)
+        elif key == "setting":
+            parts = value.split("\t")
+            if len(parts) == 5:
+                fields["settings"].append(dict(zip(("name", "group", "default", "accepted", "meaning"), parts)))
         elif key == "variable":
             name, _, val = value.partition("=")
             is_default = val.startswith("(default ")
@@ -61,18 +67,26 @@ def launch_preview(config, nprocs=4):
     return launcher, vendor, " ".join(shlex.quote(c) for c in cmd)
 
 
+USAGE = "usage: scopedsm info [--json | --variables]"
+
+
 def main(argv, config):
     as_json = False
+    listing = False
     for a in argv:
         if a == "--json":
             as_json = True
+        elif a == "--variables":
+            listing = True
         elif a in ("-h", "--help"):
-            print("usage: scopedsm info [--json]\n\nPrints the build, the MPI library and launcher, and the "
-                  "configuration that the SCOPEDSM_* environment variables select.\nExits 1 if one of them "
-                  "is invalid.")
+            print(f"{USAGE}\n\nPrints the build, the MPI library and launcher, and the configuration that the "
+                  "SCOPEDSM_* environment variables select.\nExits 1 if one of them is invalid.\n\n"
+                  "  --json       the same as JSON\n"
+                  "  --variables  every SCOPEDSM_* setting: its group, default, accepted values and meaning "
+                  "(docs/CONFIG.md has more)")
             return 0
         else:
-            print(f"scopedsm info: unknown argument '{a}' (usage: scopedsm info [--json])", file=sys.stderr)
+            print(f"scopedsm info: unknown argument '{a}' ({USAGE})", file=sys.stderr)
             return 2
     try:
         rc, text = run_helper(config)
@@ -81,7 +95,9 @@ def main(argv, config):
         return 2
     fields, variables = parse_describe(text)
     launcher, vendor, preview = launch_preview(config)
-    if as_json:
+    if listing:
+        print(format_settings(fields["settings"], {n: v for n, v, d in variables if not d}), end="")
+    elif as_json:
         print(json.dumps({"describe": fields, "variables": [
             {"name": n, "value": v, "default": d} for n, v, d in variables],
             "launcher": {"path": launcher, "vendor": vendor, "command": preview}, "build": config}, indent=2))
@@ -137,3 +153,21 @@ def print_text(config, fields, variables, launcher, vendor, preview):
         row("UNKNOWN", problem)
     for name, value, is_default in variables:
         print(f"  {name:<22} {value}{'  (default)' if is_default else ''}")
+
+
+def format_settings(settings, set_values):
+    """The settings as `scopedsm info --variables` lists them: by group, each
+    with its default (or the value the environment sets), what it accepts
+    and what it does."""
+    out = []
+    group = None
+    for s in settings:
+        if s["group"] != group:
+            group = s["group"]
+            out.append(f"{'' if not out else chr(10)}{group}")
+        value = f"{set_values[s['name']]} (set; default {s['default']})" if s["name"] in set_values \
+            else f"{s['default']} (default)"
+        out.append(f"  {s['name']} = {value}")
+        out.append(f"      {s['meaning']}")
+        out.append(f"      accepts: {s['accepted']}")
+    return "\n".join(out) + "\n"

@@ -1,12 +1,12 @@
 """Checks the files a ScopeDSM run wrote at exit; the tools tests in CTest
 run it after a small job.
 
-usage: check_output_files.py stats FILE --procs N --program NAME
+usage: check_output_files.py stats FILE --procs N --program NAME [--setting KEY=VALUE]...
        check_output_files.py trace FILE --procs N --categories fault,fetch,...
 
 stats: the statistics file (SCOPEDSM_STATS_FILE) names the program, its
-command line, start time, hosts and nodes, has a structured config, and one
-record per rank.
+command line, start time, hosts and nodes, has a structured config (with
+each --setting's value), and one record per rank.
 trace: the trace (SCOPEDSM_TRACE) is trace-event JSON with a named process
 per rank, and complete events of every given category with sane fields.
 Prints what is wrong and exits 1, or prints a summary and exits 0.
@@ -19,7 +19,7 @@ import sys
 X_FIELDS = {"name": str, "cat": str, "ph": str, "ts": (int, float), "dur": (int, float), "pid": int, "tid": int}
 
 
-def check_stats(doc, procs, program):
+def check_stats(doc, procs, program, settings=()):
     problems = []
     if doc.get("scopedsm_stats") != 2:
         problems.append(f"scopedsm_stats is {doc.get('scopedsm_stats')!r}, expected 2")
@@ -33,6 +33,10 @@ def check_stats(doc, procs, program):
     config = doc.get("config")
     if not isinstance(config, dict) or config.get("log") not in ("error", "warn", "info", "debug"):
         problems.append(f"config is not an object of settings with a log level: {config!r}")
+    for setting in settings:
+        key, _, value = setting.partition("=")
+        if not isinstance(config, dict) or config.get(key) != value:
+            problems.append(f"config's {key} is {(config or {}).get(key)!r}, expected {value!r}")
     ranks = doc.get("ranks") or []
     if len(ranks) != procs or doc.get("processes") != procs:
         problems.append(f"{len(ranks)} rank records, processes {doc.get('processes')}, expected {procs}")
@@ -82,6 +86,7 @@ def main(argv):
     p.add_argument("--procs", type=int, required=True)
     p.add_argument("--program")
     p.add_argument("--categories", default="")
+    p.add_argument("--setting", action="append", default=[], help="KEY=VALUE the config must hold")
     opts = p.parse_args(argv)
     try:
         with open(opts.file, encoding="utf-8") as f:
@@ -90,7 +95,7 @@ def main(argv):
         print(f"check_output_files.py: {opts.file}: {e}", file=sys.stderr)
         return 1
     if opts.kind == "stats":
-        problems, summary = check_stats(doc, opts.procs, opts.program)
+        problems, summary = check_stats(doc, opts.procs, opts.program, opts.setting)
     else:
         problems, summary = check_trace(doc, opts.procs, [c for c in opts.categories.split(",") if c])
     for problem in problems:

@@ -12,6 +12,8 @@ unknown_variable: SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable (did you mean S
 variable: SCOPEDSM_CACHE_PAGES=0
 unknown_variable: SCOPEDSM_LOGG is not a ScopeDSM variable (did you mean SCOPEDSM_LOG?)
 variable: SCOPEDSM_LOG=(default warn)
+setting: SCOPEDSM_CACHE_PAGES\tMemory and placement\t65536\ta page count from 4 to 268435456\tCapacity of the cache.
+setting: SCOPEDSM_LOG\tOutput and checks\twarn\terror, warn, info or debug\tLog level.
 """
 
 
@@ -25,6 +27,31 @@ class DescribeTest(unittest.TestCase):
         self.assertEqual(fields["unknown_variables"], [
             "SCOPEDSM_CACHE_PAGE is not a ScopeDSM variable (did you mean SCOPEDSM_CACHE_PAGES?)",
             "SCOPEDSM_LOGG is not a ScopeDSM variable (did you mean SCOPEDSM_LOG?)"])
+
+
+class SettingsTest(unittest.TestCase):
+    """`scopedsm info --variables`: the runtime's declarations of the settings."""
+
+    def test_setting_lines(self):
+        fields, _ = info.parse_describe(TEXT)
+        self.assertEqual(fields["settings"][0], {"name": "SCOPEDSM_CACHE_PAGES", "group": "Memory and placement",
+                                                 "default": "65536", "accepted": "a page count from 4 to 268435456",
+                                                 "meaning": "Capacity of the cache."})
+        self.assertEqual([s["name"] for s in fields["settings"]], ["SCOPEDSM_CACHE_PAGES", "SCOPEDSM_LOG"])
+
+    def test_listing_by_group_with_set_values(self):
+        fields, variables = info.parse_describe(TEXT)
+        text = info.format_settings(fields["settings"], {n: v for n, v, d in variables if not d})
+        self.assertEqual(text.splitlines(), [
+            "Memory and placement",
+            "  SCOPEDSM_CACHE_PAGES = 0 (set; default 65536)",
+            "      Capacity of the cache.",
+            "      accepts: a page count from 4 to 268435456",
+            "",
+            "Output and checks",
+            "  SCOPEDSM_LOG = warn (default)",
+            "      Log level.",
+            "      accepts: error, warn, info or debug"])
 
 
 class BuildLineTest(unittest.TestCase):
