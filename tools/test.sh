@@ -7,6 +7,7 @@
 #   tools/test.sh              Open MPI build, warnings as errors
 #   tools/test.sh --sanitize   built with ASan and UBSan (the suites below)
 #   tools/test.sh --mpich      built and run with MPICH instead of Open MPI
+#   ... --build-only           configure and build only
 #
 # The normal mode runs every test, then mpi, model, difftest and omp again
 # with SCOPEDSM_NODE_SHARING=off (every process a node of its own). The
@@ -31,7 +32,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap.sh
 
-mode="${1:-}"
+mode=""
+build_only=""
+for arg in "$@"; do
+  case "$arg" in
+    --build-only) build_only=1 ;;
+    *) mode="$arg" ;;
+  esac
+done
 build=build
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCOPEDSM_WERROR=ON)
 labels=""
@@ -77,7 +85,7 @@ case "$mode" in
     off_labels="mpi"
     off_exclude="broken|[.]np[34]"
     ;;
-  *) echo "usage: tools/test.sh [--sanitize|--mpich]" >&2; exit 2 ;;
+  *) echo "usage: tools/test.sh [--sanitize|--mpich] [--build-only]" >&2; exit 2 ;;
 esac
 # Pin Open MPI when both libraries are installed (the alternatives system
 # may point mpicc at either).
@@ -91,6 +99,7 @@ cmake -S . -B "$build" -G Ninja "${flags[@]}" >/dev/null
 t0=$(date +%s)
 cmake --build "$build"
 echo "test.sh: build $(( $(date +%s) - t0 )) s"
+[ -n "$build_only" ] && exit 0
 t0=$(date +%s)
 if [ -n "$labels" ]; then
   ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 300 -L "$labels" -E "$exclude"
