@@ -1,6 +1,8 @@
 #include "runtime/fault_handler.h"
 
+#include <dlfcn.h>
 #include <signal.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -176,8 +178,25 @@ void install_fault_handler(RegionFaultCallback callback) {
   g_previous_is_programs.store(handler_of(g_previous) != 0 && handler_of(g_previous) == handler_of(g_programs));
 }
 
+// Whether code at `addr` is in the program's executable (the object that
+// holds the program headers the kernel passed), not in a shared library.
+bool in_executable(uintptr_t addr) {
+  Dl_info exe{}, where{};
+  const auto phdr = static_cast<uintptr_t>(getauxval(AT_PHDR));
+  if (phdr == 0 || dladdr(reinterpret_cast<void*>(phdr), &exe) == 0) return false;
+  if (dladdr(reinterpret_cast<void*>(addr), &where) == 0) return false;
+  return where.dli_fbase == exe.dli_fbase;
+}
+
 void remember_program_segv_handler() {
-  if (!g_installed.load(std::memory_order_acquire)) sigaction(SIGSEGV, nullptr, &g_programs);
+  if (g_installed.load(std::memory_order_acquire)) return;
+  sigaction(SIGSEGV, nullptr, &g_programs);
+  // A handler a shared library set when it was loaded (UCX's, under MPICH,
+  // prints a backtrace and ends the process) is not the program's.
+  if (handler_of(g_programs) != 0 && !in_executable(handler_of(g_programs))) {
+    std::memset(&g_programs, 0, sizeof g_programs);
+    g_programs.sa_handler = SIG_DFL;
+  }
 }
 
 bool fault_handler_installed() { return g_installed.load(std::memory_order_acquire); }
