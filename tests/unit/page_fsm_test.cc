@@ -240,6 +240,17 @@ TEST(PageFsm, AListChangesEachRunOnce) {
 struct Relief {
   Fixture* f;
   std::vector<PageState> seen;  // page 5's state at each relief
+  // Installs itself as f's relief; with `pages`, also read-only pages 5
+  // and 6 and a budget of exactly today's boundaries (the next boundary is
+  // one over).
+  Relief(const Relief&) = delete;  // the installed relief points at this object
+  explicit Relief(Fixture* fixture, bool pages = true) : f(fixture) {
+    f->fsm.set_relief([this] { (*this)(); });
+    if (!pages) return;
+    f->place(5, PageState::kReadOnly);
+    f->place(6, PageState::kReadOnly);
+    f->prot.budget = f->prot.boundaries();
+  }
   void operator()() {
     seen.push_back(f->pages[5].state);
     std::vector<uint32_t> clean;
@@ -258,11 +269,7 @@ struct Relief {
 // 5, read-write with its slot (the twin make_diff reads).
 TEST(PageFsm, ReliefIsQueuedInsideAnOperationAndRunsAfterIt) {
   Fixture f;
-  Relief relief{&f, {}};
-  f.fsm.set_relief([&relief] { relief(); });
-  f.place(5, PageState::kReadOnly);
-  f.place(6, PageState::kReadOnly);
-  f.prot.budget = f.prot.boundaries();
+  Relief relief(&f);
   const uint32_t slot = f.pages[5].slot;
   {
     const PageFsm::Operation op = f.fsm.operation();  // a fault
@@ -284,11 +291,7 @@ TEST(PageFsm, ReliefIsQueuedInsideAnOperationAndRunsAfterIt) {
 // Outside any operation a transition is its own: the relief runs right after it.
 TEST(PageFsm, ATransitionAloneIsAnOperation) {
   Fixture f;
-  Relief relief{&f, {}};
-  f.fsm.set_relief([&relief] { relief(); });
-  f.place(5, PageState::kReadOnly);
-  f.place(6, PageState::kReadOnly);
-  f.prot.budget = f.prot.boundaries();
+  Relief relief(&f);
   f.fsm.to(5, PageState::kReadWrite, Cause::kFault);
   EXPECT_EQ(f.fsm.reliefs(), 1u);
   ASSERT_EQ(relief.seen.size(), 1u);
@@ -299,11 +302,7 @@ TEST(PageFsm, ATransitionAloneIsAnOperation) {
 // A later transition of the same operation that makes room again: no relief.
 TEST(PageFsm, NoReliefWhenTheOperationEndsWithinTheBudget) {
   Fixture f;
-  Relief relief{&f, {}};
-  f.fsm.set_relief([&relief] { relief(); });
-  f.place(5, PageState::kReadOnly);
-  f.place(6, PageState::kReadOnly);
-  f.prot.budget = f.prot.boundaries();
+  Relief relief(&f);
   {
     const PageFsm::Operation op = f.fsm.operation();
     f.fsm.to(5, PageState::kReadWrite, Cause::kFault);
@@ -315,8 +314,7 @@ TEST(PageFsm, NoReliefWhenTheOperationEndsWithinTheBudget) {
 // Pages scopedsm_prepare pins are not relievable: the relief drops the others.
 TEST(PageFsm, ReliefPassesOverPinnedPages) {
   Fixture f;
-  Relief relief{&f, {}};
-  f.fsm.set_relief([&relief] { relief(); });
+  Relief relief(&f, false);
   f.place(2, PageState::kReadOnly);
   f.place(9, PageState::kReadOnly);
   f.place(4, PageState::kInvalid, true);
@@ -357,11 +355,7 @@ TEST(PageFsm, ABudgetTheReliefCannotKeepEndsTheJob) {
 // slot: the corruption MapPressure.* catches across processes.
 TEST(PageFsm, TheControlRunsTheReliefInsideTheTransition) {
   Fixture f(static_cast<uint64_t>(TestFault::kReliefInTransition));
-  Relief relief{&f, {}};
-  f.fsm.set_relief([&relief] { relief(); });
-  f.place(5, PageState::kReadOnly);
-  f.place(6, PageState::kReadOnly);
-  f.prot.budget = f.prot.boundaries();
+  Relief relief(&f);
   f.fsm.pin(5, 6);
   EXPECT_TRUE(f.fsm.relievable(5));
   {
