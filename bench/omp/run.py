@@ -53,9 +53,13 @@ def build(args):
 
 
 def mpirun(args):
-    launcher = shutil.which("mpiexec.openmpi") or shutil.which("mpirun") or "mpirun"
-    flags = ["--oversubscribe", "--bind-to", "none"] if "openmpi" in launcher or "mpirun" in launcher else []
-    return [launcher, "-n", str(args.np)] + flags
+    """The launcher of the MPI the build was linked with (its scopedsm-build.json):
+    another MPI's launcher would start NP singletons, each its own job."""
+    with open(os.path.join(args.build, "tools", "scopedsm-build.json")) as f:
+        config = json.load(f)
+    launcher = os.environ.get("SCOPEDSM_MPIEXEC") or config["mpiexec"]
+    flags = ["--oversubscribe", "--bind-to", "none"] if config.get("mpi_vendor") == "Open MPI" else []
+    return [launcher, config.get("mpiexec_numproc_flag") or "-n", str(args.np)] + flags
 
 
 def env_for(args, threads):

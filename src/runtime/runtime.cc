@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -153,6 +154,30 @@ void guess_rank_for_messages() {
   }
 }
 
+// A launcher of another MPI than the one this library was built with starts
+// every process as a singleton: MPI sees a job of one while the launcher's
+// own variables count the processes it started. Each would run the whole
+// program alone, with nothing shared, so it is an error, not a job of one.
+void refuse_foreign_launcher(const char* init, int size) {
+  if (size != 1) return;
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* v = std::getenv(var);
+    if (v == nullptr || std::atoi(v) <= 1) continue;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    std::string library(version, static_cast<size_t>(len));
+    library = library.substr(0, library.find_first_of(",\n"));
+    for (char& c : library)
+      if (c == '\t') c = ' ';
+    fatal("%s: this process is one of %d that a launcher started (%s=%s), but its MPI library (%s) sees a job of "
+          "1 process: the launcher belongs to another MPI, so every process would run the whole program alone "
+          "with nothing shared. Start the program with 'scopedsm run', or with the mpiexec of the MPI it was "
+          "built with",
+          init, std::atoi(v), var, v, library.c_str());
+  }
+}
+
 // At exit (main returned or exit() was called) while still running: the
 // shutdown the program did not call, made implicitly. If every process ends
 // this way (or calls the shutdown), the job ends as cleanly as with it; if
@@ -244,6 +269,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   set_log_rank(rank);
   set_abort_hook(&abort_job);
+  refuse_foreign_launcher(init, size);
   if (provided < MPI_THREAD_MULTIPLE && initialized)
     fatal("%s: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
           "the application thread both use MPI. Initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) "
