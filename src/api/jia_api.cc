@@ -1,8 +1,11 @@
 // The JIAJIA 2.1-compatible API (jia.h), on top of the runtime.
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "api/entry.h"
 #include "api/message_passing.h"
@@ -294,6 +297,18 @@ extern "C" uint64_t scopedsm_test_map_boundaries(void) {
 
 extern "C" uint64_t scopedsm_test_set_map_budget(uint64_t boundaries) {
   return Runtime::require_running(jia_call("scopedsm_test_set_map_budget")).state().region.set_boundary_budget(boundaries);
+}
+
+extern "C" size_t scopedsm_test_barrier_broadcast(void* buf, size_t len) {
+  const scopedsm::ApiCall call = jia_call("scopedsm_test_barrier_broadcast");
+  Runtime& rt = Runtime::require_running(call);
+  const auto* b = static_cast<const std::byte*>(buf);
+  std::vector<std::byte> bytes;
+  if (rt.state().rank == 0) bytes.assign(b, b + len);
+  rt.sync().barrier(call, &bytes);
+  if (rt.state().rank == 0) return len;
+  std::memcpy(buf, bytes.data(), std::min(len, bytes.size()));
+  return bytes.size();
 }
 
 extern "C" void scopedsm_test_set_task_cost(double seconds) {

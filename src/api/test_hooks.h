@@ -3,6 +3,7 @@
 // the order the runtime chose.
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -54,6 +55,12 @@ uint64_t scopedsm_test_map_boundaries(void);
  * on (0: the budget computed at start-up again), so that tests can make the
  * relief happen at a chosen access. Returns the budget it replaces. */
 uint64_t scopedsm_test_set_map_budget(uint64_t boundaries);
+
+/* Test-only: a barrier (as jia_barrier) that also carries rank 0's `len`
+ * bytes at `buf` to every process (the barrier's broadcast, docs/PROTOCOL.md
+ * §4): on the other ranks they are written to `buf` (which holds `len`
+ * bytes). Returns the number of bytes this process received (rank 0: `len`). */
+size_t scopedsm_test_barrier_broadcast(void* buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -67,6 +67,7 @@ enum class TestFault : uint64_t {
   kOmpKeepPinned = 1u << 30,     // copies of pinned pages (an OpenMP master's stack) survive acquires: stale reads
   kInterposeDirect = 1u << 31,   // interposed calls (read, write, fwrite, MPI_Send, ...) go straight to the real functions: EFAULT, short counts, failed single-copy transfers
   kReliefInTransition = 1ull << 32,  // map-pressure relief runs inside the transition that meets the budget, over pinned pages too: lost slots, EFAULT
+  kStaleBroadcast = 1ull << 33,      // rank 0's barrier broadcast repeats its previous one: an OpenMP region starts with the last region's record
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -107,6 +108,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kOmpKeepPinned, "omp-keep-pinned"},
     {TestFault::kInterposeDirect, "interpose-direct"},
     {TestFault::kReliefInTransition, "relief-in-transition"},
+    {TestFault::kStaleBroadcast, "stale-broadcast"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this

@@ -46,9 +46,13 @@ enum Combined : uint32_t { kPlain = 0, kLoop = 1, kSections = 2 };
 
 }  // namespace
 
-// What the master publishes for each region: one pinned page of its own
-// (Coherence::place_pages), which it writes without faults and every other
-// process reads afresh after each barrier.
+// What the master publishes for each region. It travels with the barrier
+// that starts the region (rank 0's broadcast, Barrier::run), so a team
+// thread learns its region at no message and no fault more than the
+// barrier's. It is also kept in one pinned page of the master's
+// (Coherence::place_pages), which the master writes without faults, for the
+// processes outside a smaller team, which read it afresh after each of the
+// region's barriers to learn when it ends.
 struct RegionRecord {
   uint64_t seq;
   uint32_t kind;
@@ -64,7 +68,6 @@ struct RegionRecord {
   uint32_t combined;
   uint32_t sections;
   LoopSpec loop;
-  uint64_t copyprivate;
 };
 
 // Words only ever changed by atomics at their home (the master).
@@ -85,6 +88,18 @@ struct Control {
 namespace {
 
 Team* g_team = nullptr;
+
+std::vector<std::byte> bytes_of(const void* p, size_t n) {
+  const auto* b = static_cast<const std::byte*>(p);
+  return std::vector<std::byte>(b, b + n);
+}
+
+// The master's broadcast of `n` bytes into `p`, or a protocol error naming `what`.
+void take_broadcast(const std::vector<std::byte>& b, void* p, size_t n, const char* what) {
+  if (b.size() != n)
+    fatal("protocol error: %s came with %zu bytes of the master's where %zu were due", what, b.size(), n);
+  std::memcpy(p, b.data(), n);
+}
 
 // The program's code and libstdc++'s (allocates_for_program).
 const void* g_text_start = nullptr;
@@ -347,18 +362,21 @@ void Team::end_program(int status) {
   r.kind = kEnd;
   r.status = status;
   r.seq += 1;
-  rt.sync().barrier(call("omp parallel"));
+  std::vector<std::byte> end = bytes_of(&r, sizeof r);
+  rt.sync().barrier(call("omp parallel"), &end);
   rt.finalize(call(kOmpSurface.finalize));
 }
 
 void Team::work_loop() {
   Runtime& rt = *rt_;
   for (;;) {
+    RegionRecord r;
     {
       RuntimeCall in_runtime;
-      rt.sync().barrier(call("omp parallel"));
+      std::vector<std::byte> start;
+      rt.sync().barrier(call("omp parallel"), &start);
+      take_broadcast(start, &r, sizeof r, "the barrier that starts a parallel region");
     }
-    const RegionRecord r = *ctl_->region;
     if (r.kind == kEnd) {
       RuntimeCall in_runtime;
       rt.finalize(call(kOmpSurface.finalize));
@@ -479,7 +497,8 @@ void Team::begin_parallel(void (*fn)(void*), void* data, unsigned num_threads, u
   r.sections = sections == ~0u ? 0 : sections;
   {
     RuntimeCall in_runtime;
-    rt.sync().barrier(call("omp parallel"));
+    std::vector<std::byte> start = bytes_of(&r, sizeof r);
+    rt.sync().barrier(call("omp parallel"), &start);
   }
   sections_count_ = r.sections;
   region_barriers_ = 0;
@@ -501,11 +520,11 @@ void Team::parallel_start(void (*fn)(void*), void* data, unsigned num_threads, u
 
 void Team::parallel_end() { unsupported("GOMP_parallel_end", "the OpenMP ABI of GCC before 4.9 is not supported"); }
 
-void Team::barrier(const char* construct) {
+void Team::barrier(const char* construct, std::vector<std::byte>* broadcast) {
   if (team_size_ <= 1) return;
   ++region_barriers_;
   RuntimeCall in_runtime;
-  rt_->sync().barrier(call(construct));
+  rt_->sync().barrier(call(construct), broadcast);
 }
 
 // ---------------------------------------------------------------------------
@@ -684,14 +703,17 @@ void* Team::single_copy_start() {
   if (team_size_ <= 1) return nullptr;
   ++constructs_;
   if (thread_num_ == 0) return nullptr;
-  barrier("omp single copyprivate");
-  return reinterpret_cast<void*>(ctl_->region->copyprivate);
+  std::vector<std::byte> master;
+  barrier("omp single copyprivate", &master);
+  void* data = nullptr;
+  take_broadcast(master, &data, sizeof data, "omp single copyprivate's barrier");
+  return data;
 }
 
 void Team::single_copy_end(void* data) {
   if (team_size_ <= 1) return;
-  ctl_->region->copyprivate = reinterpret_cast<uint64_t>(data);
-  barrier("omp single copyprivate");
+  std::vector<std::byte> mine = bytes_of(&data, sizeof data);
+  barrier("omp single copyprivate", &mine);
 }
 
 // ---------------------------------------------------------------------------

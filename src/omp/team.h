@@ -14,19 +14,20 @@
 //   runtime's control block and the heap (first-touch homes, one arena per
 //   process). Only the master runs main (run_main), on the shared stack;
 //   the others wait in work_loop for parallel regions.
-// * A parallel region: the master publishes the region (outlined function,
-//   its data on the master's stack, the team's size and ICVs) in the
-//   control block and meets the others at a barrier, which releases its
-//   writes and makes every process acquire them (scope consistency's
-//   barrier). Each team thread runs the function; a barrier ends the
+// * A parallel region: the master meets the others at a barrier, which
+//   releases its writes and makes every process acquire them (scope
+//   consistency's barrier) and carries the region's record (outlined
+//   function, its data on the master's stack, the team's size and ICVs) to
+//   every process as the master's broadcast; the master also keeps the
+//   record in the control block for the processes outside a smaller team. Each team thread runs the function; a barrier ends the
 //   region. Processes outside a smaller team take part in every barrier of
 //   the region (each one is global) until the master marks it done.
 //   Nested regions run serialized (a team of one), as OpenMP allows.
 // * Worksharing: static schedules are computed locally; dynamic and guided
 //   ones take chunks from a counter in the control block with atomics at
 //   the counter's home; ordered loops pass a turn word in chunk order.
-//   single is executed by the master (thread 0), copyprivate's data is
-//   published through the control block.
+//   single is executed by the master (thread 0); copyprivate's data (its
+//   address) is the master's broadcast with the barrier that ends single.
 // * Mutual exclusion (critical, atomic without a CPU instruction, the lock
 //   routines) is ScopeDSM's locks, each acquire followed by an acquire of
 //   everything (every cached copy dropped): OpenMP's lock flushes order all
@@ -123,7 +124,9 @@ class Team {
   void parallel_loop(void (*fn)(void*), void* data, unsigned num_threads, const LoopSpec& loop, unsigned flags);
   void parallel_sections(void (*fn)(void*), void* data, unsigned num_threads, unsigned count, unsigned flags);
 
-  void barrier(const char* construct);
+  // `broadcast`: the master's bytes reach the team with the barrier (in at
+  // the master, out at the others; SyncClient::barrier).
+  void barrier(const char* construct, std::vector<std::byte>* broadcast = nullptr);
 
   // Worksharing loops. start returns whether this thread got a first chunk.
   bool loop_start(const LoopSpec& spec, int64_t* istart, int64_t* iend);

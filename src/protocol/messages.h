@@ -281,12 +281,15 @@ struct BarrierMsg {
   uint32_t call = 0;
   uint32_t round = 0;
   std::vector<WriteNotice> notices;
+  // Rank 0's broadcast, once the sender knows it (empty: none, or not yet).
+  std::vector<std::byte> broadcast;
   template <typename Self, typename V>
   static void fields(Self& m, V& v) {
     v.epoch(m.epoch);
     v.u32(m.call);
     v.u32(m.round);
     v.notices(m.notices);
+    v.blob(m.broadcast);
   }
 };
 

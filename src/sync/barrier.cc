@@ -1,6 +1,7 @@
 #include "sync/barrier.h"
 
 #include <cstdio>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -56,7 +57,7 @@ void Barrier::send_round(int to, BarrierMsg& out, uint32_t round) {
 }
 
 void Barrier::take_round(ApiCall api, uint32_t epoch, uint32_t call, int from, uint32_t round, uint64_t start,
-                         bool* stall_told, std::vector<WriteNotice>* into, bool last) {
+                         bool* stall_told, BarrierMsg* into, bool last) {
   Transport& t = *p_.transport;
   auto& queue = inbox_->rounds_from(from);
   char what[96];  // for a timeout report only: no allocation per round
@@ -88,39 +89,50 @@ void Barrier::take_round(ApiCall api, uint32_t epoch, uint32_t call, int from, u
           msg.epoch, round, epoch);
   if (!sorted_by_page(msg.notices))
     fatal("protocol error: rank %d's round %u of barrier %u has notices out of page order", from, round, epoch);
+  if (into->broadcast.empty()) into->broadcast = std::move(msg.broadcast);
   // Negative controls: a round's notices are lost (tests must notice).
   if (p_.test_fault(TestFault::kSkipNotices)) return;
   if (last && p_.test_fault(TestFault::kSkipBarrierRound)) return;
   if (round == kCentralDown) {
-    *into = std::move(msg.notices);  // rank 0's merge includes ours
+    into->notices = std::move(msg.notices);  // rank 0's merge includes ours
   } else {
-    merge_sorted(into, msg.notices, p_.test_fault(TestFault::kNextTouchStale));
+    merge_sorted(&into->notices, msg.notices, p_.test_fault(TestFault::kNextTouchStale));
   }
 }
 
 std::vector<WriteNotice> Barrier::run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine,
-                                      bool central) {
+                                      bool central, std::vector<std::byte>* broadcast) {
   const uint64_t start = now_ns();
   bool stall_told = false;
-  // What we send in each round: every notice we know so far, merged in place.
-  BarrierMsg out{epoch, call, 0, std::move(mine)};
+  // What we send in each round: every notice we know so far, merged in
+  // place, and rank 0's broadcast once we know it.
+  BarrierMsg out{epoch, call, 0, std::move(mine), {}};
+  if (p_.rank == 0 && broadcast != nullptr) {
+    out.broadcast = *broadcast;
+    // Negative control: the previous broadcast goes out again.
+    if (p_.test_fault(TestFault::kStaleBroadcast)) {
+      if (!last_broadcast_.empty()) std::swap(out.broadcast, last_broadcast_);
+      last_broadcast_ = *broadcast;
+    }
+  }
   if (central) {
     if (p_.rank != 0) {
       send_round(0, out, kCentralUp);
-      take_round(api, epoch, call, 0, kCentralDown, start, &stall_told, &out.notices, true);
+      take_round(api, epoch, call, 0, kCentralDown, start, &stall_told, &out, true);
     } else {
       for (int s = 1; s < p_.size; ++s)
-        take_round(api, epoch, call, s, kCentralUp, start, &stall_told, &out.notices, s == p_.size - 1);
+        take_round(api, epoch, call, s, kCentralUp, start, &stall_told, &out, s == p_.size - 1);
       for (int s = 1; s < p_.size; ++s) send_round(s, out, kCentralDown);
     }
-    return std::move(out.notices);
+  } else {
+    const int n = rounds(p_.size);
+    for (int k = 0; k < n; ++k) {
+      const int to = target(p_.rank, p_.size, k), from = source(p_.rank, p_.size, k);
+      send_round(to, out, static_cast<uint32_t>(k));
+      take_round(api, epoch, call, from, static_cast<uint32_t>(k), start, &stall_told, &out, k == n - 1);
+    }
   }
-  const int n = rounds(p_.size);
-  for (int k = 0; k < n; ++k) {
-    const int to = target(p_.rank, p_.size, k), from = source(p_.rank, p_.size, k);
-    send_round(to, out, static_cast<uint32_t>(k));
-    take_round(api, epoch, call, from, static_cast<uint32_t>(k), start, &stall_told, &out.notices, k == n - 1);
-  }
+  if (broadcast != nullptr && p_.rank != 0) *broadcast = std::move(out.broadcast);
   return std::move(out.notices);
 }
 

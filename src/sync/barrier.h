@@ -45,6 +45,7 @@
 // Thread owner: the application thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,8 +75,13 @@ class Barrier {
   // by page, one notice per page). Returns the merge of every process's
   // notices, sorted by page.
   // `central`: the central form (rank 0 gathers and answers).
+  // `broadcast` (optional, on every process of the barrier alike or on
+  // none): rank 0's bytes for everyone, carried by the rounds as the
+  // notices are (a rank forwards them once it knows them), so a process
+  // leaves the barrier with them at no extra message. In at rank 0
+  // (non-empty), out at the others.
   std::vector<WriteNotice> run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine,
-                               bool central = false);
+                               bool central = false, std::vector<std::byte>* broadcast = nullptr);
 
   // The round numbers of the central form (dissemination rounds are below 32).
   static constexpr uint32_t kCentralUp = 1000;
@@ -94,11 +100,13 @@ class Barrier {
   // Sends `out` as round `round` to `to`.
   void send_round(int to, BarrierMsg& out, uint32_t round);
   // Waits for the next round from `from`, checks it is round `round` of
-  // barrier `epoch` and call `call`, and merges its notices into `into`.
+  // barrier `epoch` and call `call`, and merges its notices into `into`'s
+  // (and takes its broadcast if `into` has none yet).
   void take_round(ApiCall api, uint32_t epoch, uint32_t call, int from, uint32_t round, uint64_t start,
-                  bool* stall_told, std::vector<WriteNotice>* into, bool last);
+                  bool* stall_told, BarrierMsg* into, bool last);
 
   const SyncParts p_;
+  std::vector<std::byte> last_broadcast_;  // rank 0, test fault stale-broadcast only
   const uint64_t stall_after_ns_;  // when a waiting process tells rank 0 (0: never)
   PeerInbox* const inbox_;
   WaitReporter* const waits_;

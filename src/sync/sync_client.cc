@@ -170,7 +170,7 @@ void SyncClient::release(ApiCall call, int lock) {
   stack_->pop();
 }
 
-void SyncClient::barrier(ApiCall call) {
+void SyncClient::barrier(ApiCall call, std::vector<std::byte>* broadcast) {
   if (stack_->depth() > 1)
     fatal("%s", barrier_in_lock_error(call, stack_->describe()).c_str());
   TraceSpan span(stats_->trace, &stats_->t_syn_ns, TraceKind::kBarrier, c_->epoch());
@@ -189,7 +189,7 @@ void SyncClient::barrier(ApiCall call) {
   {
     const uint32_t number = calls_++;
     WaitReporter::Scope waiting(&waits_, WaitKind::kCollective, number, calls_, call, call.name);
-    merged = barrier_.run(call, epoch, number, c_->barrier_notices(stack_->take_bottom()), central_barrier_);
+    merged = barrier_.run(call, epoch, number, c_->barrier_notices(stack_->take_bottom()), central_barrier_, broadcast);
   }
   if (p_.test_fault(TestFault::kSlowBarrierFinish) &&
       std::any_of(merged.begin(), merged.end(), [&](const WriteNotice& n) { return n.offers_home && n.writer == p_.rank; }))

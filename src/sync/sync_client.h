@@ -47,7 +47,9 @@ class SyncClient {
   // kReservedLocks - 1 is lock id kMaxLocks + index, homed at rank id % size.
   void lock_reserved(ApiCall call, int index);
   void unlock_reserved(ApiCall call, int index);
-  void barrier(ApiCall call);
+  // `broadcast`: rank 0's bytes reach every process with the barrier
+  // (Barrier::run); pass it on every process or on none.
+  void barrier(ApiCall call, std::vector<std::byte>* broadcast = nullptr);
   void wait(ApiCall call);
   void cv_set(ApiCall call, int cv);
   void cv_reset(ApiCall call, int cv);

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
+#include "api/test_hooks.h"
 #include "jia.h"
 #include "support/test_util.h"
 
@@ -69,6 +71,30 @@ TEST(Barrier, NoticesOfEveryProcessReachEveryProcess) {
           << "rank " << r << "'s word of the shared page, round " << round;
   }
   scopedsm_barrier();
+}
+
+// Rank 0's broadcast (what an OpenMP region's start carries) reaches every
+// process with the barrier, whatever the number of processes and rounds, in
+// the dissemination and the central form, and a later barrier brings the
+// later bytes, not the earlier ones.
+TEST(Barrier, RankZerosBroadcastReachesEveryProcess) {
+  for (const int central : {0, 1}) {
+    jia_config(BROADCAST, central ? OFF : ON);
+    for (const size_t len : {size_t{1}, size_t{144}, size_t{5000}}) {
+      for (uint32_t round = 1; round <= 3; ++round) {
+        std::vector<uint8_t> buf(len, 0);
+        if (rank() == 0)
+          for (size_t i = 0; i < len; ++i) buf[i] = static_cast<uint8_t>(i * 7 + round + len);
+        // EXPECT, not ASSERT: every process makes every barrier, failed or not.
+        EXPECT_EQ(scopedsm_test_barrier_broadcast(buf.data(), len), len) << "central " << central << " round " << round;
+        size_t wrong = 0;
+        for (size_t i = 0; i < len; ++i) wrong += buf[i] != static_cast<uint8_t>(i * 7 + round + len);
+        EXPECT_EQ(wrong, 0u) << "bytes wrong of " << len << ", central " << central << ", round " << round;
+      }
+    }
+  }
+  jia_config(BROADCAST, env_is("SCOPEDSM_BARRIER", "central") ? OFF : ON);
+  jia_barrier();
 }
 
 }  // namespace
