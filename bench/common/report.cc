@@ -36,6 +36,7 @@ Json render(const Report& r) {
   j["reps"] = r.reps;
   j["rounds"] = r.rounds;
   j["median"] = m.median;
+  j["p90"] = m.p90;
   j["min"] = m.min;
   j["max"] = m.max;
   j["samples"] = static_cast<long long>(m.count);
@@ -47,6 +48,7 @@ Json render(const Report& r) {
   if (r.has_baseline) {
     j["baseline"] = {{"what", r.baseline_what},
                      {"median", r.baseline.median},
+                     {"p90", r.baseline.p90},
                      {"min", r.baseline.min},
                      {"max", r.baseline.max},
                      {"samples", static_cast<long long>(r.baseline.count)}};

@@ -1,7 +1,7 @@
 // The one JSON object each micro-benchmark prints on stdout (rank 0):
 //   {"bench":..,"procs":..,"unit":..,"reps":..,"rounds":..,
-//    "median":..,"min":..,"max":..,"samples":..,"round_medians":{"min":..,"max":..},
-//    "baseline":{"what":..,"median":..,"min":..,"max":..} | null,
+//    "median":..,"p90":..,"min":..,"max":..,"samples":..,"round_medians":{"min":..,"max":..},
+//    "baseline":{"what":..,"median":..,"p90":..,"min":..,"max":..} | null,
 //    "ratio":.. | null,"target_ratio":.. | null,"meets_target":bool | null,
 //    "extra":{...}}
 // "ratio" is median / baseline median; targets are reported, never enforced.

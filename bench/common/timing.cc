@@ -11,6 +11,7 @@ Summary summarize(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   const size_t n = samples.size();
   s.median = n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
+  s.p90 = samples[static_cast<size_t>(0.9 * static_cast<double>(n - 1) + 0.5)];
   s.min = samples.front();
   s.max = samples.back();
   return s;

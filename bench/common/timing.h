@@ -19,6 +19,7 @@ inline double ns_to_us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 // Median, minimum and maximum of a set of samples (all zero when empty).
 struct Summary {
   double median = 0;
+  double p90 = 0;  // the 90th percentile (nearest rank): a slow mode the median hides
   double min = 0;
   double max = 0;
   size_t count = 0;

@@ -1,6 +1,9 @@
 #include "protocol/diff.h"
 
 #include <array>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cstring>
 
 #include "common/checked.h"
@@ -33,6 +36,60 @@ constexpr std::array<uint8_t, 256> kBitsIn = [] {
 
 constexpr size_t kMaxRunWords = 256;
 
+// A block of 8 words: the unit of the scan. A page (a whole number of OS
+// pages) is a whole number of blocks.
+constexpr size_t kBlockBytes = 64;
+
+// Bit i set iff byte i of the 64-byte block at `a` differs from `b`'s: the
+// eight words' byte masks, word j's in bits 8j..8j+7. With SSE2 (every
+// x86-64) sixteen bytes at a time, so that an unchanged block costs eight
+// loads and a test; elsewhere a word at a time.
+inline uint64_t block_changes(const std::byte* a, const std::byte* b) {
+#if defined(__SSE2__)
+  const auto at = [](const std::byte* p, int i) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p) + i); };
+  const __m128i d0 = _mm_xor_si128(at(a, 0), at(b, 0));
+  const __m128i d1 = _mm_xor_si128(at(a, 1), at(b, 1));
+  const __m128i d2 = _mm_xor_si128(at(a, 2), at(b, 2));
+  const __m128i d3 = _mm_xor_si128(at(a, 3), at(b, 3));
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i any = _mm_or_si128(_mm_or_si128(d0, d1), _mm_or_si128(d2, d3));
+  if (_mm_movemask_epi8(_mm_cmpeq_epi8(any, zero)) == 0xffff) return 0;  // the common case: unchanged
+  const auto same = [&](__m128i d) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(d, zero))));
+  };
+  return ~(same(d0) | same(d1) << 16 | same(d2) << 32 | same(d3) << 48);
+#else
+  uint64_t bits = 0;
+  for (int j = 0; j < 8; ++j)
+    bits |= static_cast<uint64_t>(nonzero_byte_mask(load_word(a + 8 * j) ^ load_word(b + 8 * j))) << (8 * j);
+  return bits;
+#endif
+}
+
+// Copies the bytes of the word at `src` that mask `m` names, in order, to
+// `out`; returns their number.
+inline size_t gather_bytes(const std::byte* src, uint8_t m, std::byte* out) {
+  if (m == 0xff) {
+    std::memcpy(out, src, 8);
+    return 8;
+  }
+  size_t n = 0;
+  for (unsigned rest = m; rest != 0; rest &= rest - 1) out[n++] = src[__builtin_ctz(rest)];
+  return n;
+}
+
+// Writes the bytes of the word at `src` that mask `m` names to the word at `dst`.
+inline void scatter_bytes(std::byte* dst, const std::byte* src, uint8_t m) {
+  if (m == 0xff) {
+    std::memcpy(dst, src, 8);
+    return;
+  }
+  for (unsigned rest = m; rest != 0; rest &= rest - 1) {
+    const int b = __builtin_ctz(rest);
+    dst[b] = src[b];
+  }
+}
+
 template <typename T>
 void store(std::byte** at, T v) {
   std::memcpy(*at, &v, sizeof v);
@@ -59,41 +116,58 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
   std::byte* const base = out->append_space(worst);
   std::byte* at = base + 8;
   size_t changed = 0;
+  // The run being built: words [first, first + count) changed.
   uint8_t masks[kMaxRunWords];
   std::byte bytes[kMaxRunWords * 8];
-  size_t w = 0;
-  while (w < words) {
-    if (load_word(page + w * 8) == load_word(twin + w * 8)) {
-      ++w;
-      continue;
-    }
-    // A run of consecutive changed words, at most kMaxRunWords at a time.
-    const size_t first = w;
-    size_t count = 0;
-    size_t nbytes = 0;
-    while (w < words && count < kMaxRunWords) {
-      const uint64_t x = load_word(page + w * 8) ^ load_word(twin + w * 8);
-      if (x == 0) break;
-      const uint8_t m = nonzero_byte_mask(x);
-      masks[count++] = m;
-      const std::byte* src = page + w * 8;
-      if (m == 0xff) {
-        std::memcpy(bytes + nbytes, src, 8);
-        nbytes += 8;
-      } else {
-        for (int b = 0; b < 8; ++b)
-          if (m & (1u << b)) bytes[nbytes++] = src[b];
-      }
-      ++w;
-    }
+  size_t first = 0, count = 0, nbytes = 0;
+  auto end_run = [&] {
     store(&at, static_cast<uint16_t>(first));
     store(&at, static_cast<uint16_t>(count));
-    std::memcpy(at, masks, count);
-    at += count;
-    std::memcpy(at, bytes, nbytes);
+    if (count == 1 && nbytes == 8) {  // the common short run, in fixed-size copies
+      *at++ = static_cast<std::byte>(masks[0]);
+      std::memcpy(at, bytes, 8);
+    } else {
+      std::memcpy(at, masks, count);
+      at += count;
+      std::memcpy(at, bytes, nbytes);
+    }
     at += nbytes;
     changed += nbytes;
+    count = 0;
+    nbytes = 0;
+  };
+  for (size_t block = 0; block < words / 8; ++block) {
+    const uint64_t bits = block_changes(page + block * kBlockBytes, twin + block * kBlockBytes);
+    if (bits == 0) {
+      if (count != 0) end_run();
+      continue;
+    }
+    if (bits == ~uint64_t{0} && count + 8 <= kMaxRunWords) {  // every byte changed: one copy
+      if (count == 0) first = block * 8;
+      std::memset(masks + count, 0xff, 8);
+      std::memcpy(bytes + nbytes, page + block * kBlockBytes, kBlockBytes);
+      count += 8;
+      nbytes += kBlockBytes;
+      if (count == kMaxRunWords) end_run();
+      continue;
+    }
+    // The changed words of the block, bit j for word j (byte j of `bits` is its mask).
+    unsigned changed_words = nonzero_byte_mask(bits);
+    if (count != 0 && (changed_words & 1u) == 0) end_run();  // the run ended with the last block
+    while (changed_words != 0) {
+      const auto j = static_cast<size_t>(__builtin_ctz(changed_words));
+      changed_words &= changed_words - 1;
+      const size_t w = block * 8 + j;
+      if (count != 0 && first + count != w) end_run();
+      if (count == 0) first = w;
+      const auto m = static_cast<uint8_t>(bits >> (8 * j));
+      masks[count++] = m;
+      nbytes += gather_bytes(page + w * 8, m, bytes + nbytes);
+      if (count == kMaxRunWords) end_run();  // a long run goes out in pieces
+    }
+    if (count != 0 && (bits >> 56) == 0) end_run();  // the block's last word is unchanged
   }
+  if (count != 0) end_run();
   if (changed == 0) {
     out->truncate(start);  // nothing changed: no record
     return 0;
@@ -106,22 +180,22 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
 }
 
 size_t merge_diff(std::byte* home, const std::byte* page, const std::byte* twin, size_t page_size) {
-  const size_t words = page_size / 8;
   size_t changed = 0;
-  for (size_t w = 0; w < words; ++w) {
-    const uint64_t x = load_word(page + w * 8) ^ load_word(twin + w * 8);
-    if (x == 0) continue;
-    const uint8_t m = nonzero_byte_mask(x);
-    const std::byte* src = page + w * 8;
-    std::byte* dst = home + w * 8;
-    if (m == 0xff) {
-      std::memcpy(dst, src, 8);
-    } else {
-      // Only the changed bytes: another writer may own the word's other bytes.
-      for (int b = 0; b < 8; ++b)
-        if (m & (1u << b)) dst[b] = src[b];
+  for (size_t off = 0; off < page_size; off += kBlockBytes) {
+    const uint64_t bits = block_changes(page + off, twin + off);
+    if (bits == 0) continue;
+    if (bits == ~uint64_t{0}) {
+      std::memcpy(home + off, page + off, kBlockBytes);
+      changed += kBlockBytes;
+      continue;
     }
-    changed += kBitsIn[m];
+    // Only the changed bytes: another writer may own the words' other bytes.
+    for (size_t j = 0; j < 8; ++j) {
+      const auto m = static_cast<uint8_t>(bits >> (8 * j));
+      if (m == 0) continue;
+      scatter_bytes(home + off + 8 * j, page + off + 8 * j, m);
+      changed += kBitsIn[m];
+    }
   }
   return changed;
 }
@@ -164,15 +238,18 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
             *blocks_out |= uint64_t{1} << b;
         const std::byte* data = at;
         std::byte* word = dst + static_cast<size_t>(first) * 8;
-        for (size_t i = 0; i < count; ++i, word += 8) {
+        // Every byte of a long run changed: one copy (a short one is
+        // copied a word at a time, which costs less than a call of memcpy).
+        const size_t per_word = count >= 8 && nbytes == static_cast<size_t>(count) * 8 ? 0 : count;
+        if (per_word == 0) std::memcpy(word, data, nbytes);
+        for (size_t i = 0; i < per_word; ++i, word += 8) {
           const uint8_t m = masks[i];
           if (m == 0xff) {
             std::memcpy(word, data, 8);
             data += 8;
             continue;
           }
-          for (int b = 0; b < 8; ++b)
-            if (m & (1u << b)) word[b] = *data++;
+          for (unsigned rest = m; rest != 0; rest &= rest - 1) word[__builtin_ctz(rest)] = *data++;
         }
       }
       at += nbytes;

@@ -13,19 +13,17 @@ const char* msg_type_name(MsgType type) {
 Tag msg_type_tag(MsgType type) { return kMsgTypes[static_cast<size_t>(type) - 1].tag; }
 
 Writer::Writer(MsgType type) {
-  buf_.resize(sizeof(MsgHeader));
-  MsgHeader h{kMagic, static_cast<uint16_t>(type), 0, 0};
-  std::memcpy(buf_.data(), &h, sizeof h);
+  const MsgHeader h{kMagic, static_cast<uint16_t>(type), 0, 0};
+  std::memcpy(grow(sizeof h), &h, sizeof h);
 }
 
 void Writer::put_bytes(const void* data, size_t n) {
-  size_t at = buf_.size();
-  buf_.resize(at + n);
-  if (n > 0) std::memcpy(buf_.data() + at, data, n);
+  std::byte* at = grow(n);
+  if (n > 0) std::memcpy(at, data, n);
 }
 
 size_t Writer::reserve_u32() {
-  size_t at = buf_.size();
+  const size_t at = size_;
   put<uint32_t>(0);
   return at;
 }
@@ -35,6 +33,7 @@ void Writer::patch_u32(size_t offset, uint32_t value) {
 }
 
 std::vector<std::byte> Writer::finish(uint32_t seq) {
+  buf_.resize(size_);  // only ever shrinks here
   MsgHeader h;
   std::memcpy(&h, buf_.data(), sizeof h);
   const size_t payload = buf_.size() - sizeof(MsgHeader);
@@ -43,6 +42,7 @@ std::vector<std::byte> Writer::finish(uint32_t seq) {
   h.payload_bytes = static_cast<uint32_t>(payload);
   h.seq = seq;
   std::memcpy(buf_.data(), &h, sizeof h);
+  size_ = 0;
   return std::move(buf_);
 }
 

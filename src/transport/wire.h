@@ -8,6 +8,7 @@
 // raw bytes (kTagPage) straight into the requester's page.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -92,29 +93,36 @@ class Writer {
   template <typename T>
   void put(T value) {
     static_assert(std::is_trivially_copyable_v<T>);
-    size_t at = buf_.size();
-    buf_.resize(at + sizeof(T));
-    std::memcpy(buf_.data() + at, &value, sizeof(T));
+    std::memcpy(grow(sizeof(T)), &value, sizeof(T));
   }
   void put_bytes(const void* data, size_t n);
   // Reserves room for a value filled in later (e.g. a count), returns its offset.
   size_t reserve_u32();
   void patch_u32(size_t offset, uint32_t value);
   // Drops everything after the first n bytes (n >= header size).
-  void truncate(size_t n) { buf_.resize(n); }
+  void truncate(size_t n) { size_ = n; }
   // Appends n bytes to be filled in place through the returned pointer
   // (valid until the next append); truncate() gives back what was unused.
-  std::byte* append_space(size_t n) {
-    size_t at = buf_.size();
-    buf_.resize(at + n);
-    return buf_.data() + at;
-  }
-  size_t size() const { return buf_.size(); }
+  // Their contents are undefined until written (room given back by
+  // truncate is not cleared again when reused).
+  std::byte* append_space(size_t n) { return grow(n); }
+  size_t size() const { return size_; }
   // Finishes the header and hands the bytes over.
   std::vector<std::byte> finish(uint32_t seq);
 
  private:
-  std::vector<std::byte> buf_;
+  // Room for n more bytes at the end. The vector is resized (which clears
+  // what it adds) only beyond the most it has held, doubling, so that room
+  // taken and given back (a diff's worst case, truncated to its size) costs
+  // no clearing each time.
+  std::byte* grow(size_t n) {
+    const size_t at = size_;
+    if (buf_.size() < at + n) buf_.resize(std::max(at + n, 2 * buf_.size()));
+    size_ = at + n;
+    return buf_.data() + at;
+  }
+  std::vector<std::byte> buf_;  // bytes [0, size_) are the message; the rest is room
+  size_t size_ = 0;
 };
 
 // Reads a received message. Every accessor fails rather than overrun.
