@@ -3,7 +3,7 @@
 
     bench/omp/run.py [--build BUILD] [--np 2] [--reps 5] [--size bench]
                      [--kernels sor,jacobi,...] [--init serial,parallel]
-                     [--syncbench] [--env VAR=VALUE ...] > results.json
+                     [--syncbench] [--env VAR=VALUE ...] [--hosts H] > results.json
 
 Builds (in BUILD/bench-omp) bench/omp/kernels.c and syncbench.c twice:
 with `gcc -fopenmp` (libgomp, threads) and with BUILD/bin/scopedsm-cc
@@ -54,7 +54,11 @@ def build(args):
 
 def mpirun(args):
     """The launcher of the MPI the build was linked with (its scopedsm-build.json):
-    another MPI's launcher would start NP singletons, each its own job."""
+    another MPI's launcher would start NP singletons, each its own job. With
+    --hosts, `scopedsm run --hosts H`: namespaced hosts of this machine."""
+    if args.hosts:
+        return [os.path.join(args.build, "bin", "scopedsm"), "run", "--quiet", "--hosts", str(args.hosts),
+                "-n", str(args.np)]
     with open(os.path.join(args.build, "tools", "scopedsm-build.json")) as f:
         config = json.load(f)
     launcher = os.environ.get("SCOPEDSM_MPIEXEC") or config["mpiexec"]
@@ -139,9 +143,11 @@ def main():
     ap.add_argument("--syncbench", action="store_true")
     ap.add_argument("--no-kernels", action="store_true")
     ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--hosts", type=int, default=0,
+                    help="run ScopeDSM's processes on H namespaced hosts of this machine (scopedsm run --hosts)")
     args = ap.parse_args()
     out = build(args)
-    result = {"np": args.np, "reps": args.reps, "size": args.size, "env": args.env,
+    result = {"np": args.np, "hosts": args.hosts, "reps": args.reps, "size": args.size, "env": args.env,
               "loadavg": os.getloadavg()[0], "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
     if not args.no_kernels:
         result["kernels"] = kernels(args, out)

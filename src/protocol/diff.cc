@@ -12,7 +12,7 @@ namespace scopedsm {
 
 namespace {
 
-inline uint64_t load_word(const std::byte* p) {
+[[maybe_unused]] inline uint64_t load_word(const std::byte* p) {  // without SSE2
   uint64_t v;
   std::memcpy(&v, p, sizeof v);
   return v;
