@@ -104,6 +104,7 @@ double g_data[N];
 static double g_static[N];
 int g_initialized = 42;
 
+static int g_round;
 static int check_shared_memory(void) {
   int local[MAXT];
   double* heap = malloc(N * sizeof(double));
@@ -133,6 +134,19 @@ static int check_shared_memory(void) {
     CHECK(g_static[i] == i + 1, "g_static[%d] = %g", i, g_static[i]);
   }
   free(heap);
+  /* What the master writes on its stack between regions reaches the team
+   * in the next region: a copy of the master's stack kept from an earlier
+   * region would show an older value. */
+  int round_value = 0, stale = 0;
+  for (int round = 1; round <= 8; round++) {
+    round_value = round * 7;
+    g_round = round; /* a global: compared against, it shows a stale stack */
+#pragma omp parallel shared(round_value) reduction(+ : stale)
+    {
+      if (round_value != g_round * 7) stale++;
+    }
+  }
+  CHECK(stale == 0, "%d times a thread read an older value of the master's local", stale);
   return 1;
 }
 
