@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <set>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -40,9 +42,21 @@ class ShareMemory {
   HomeShare share_;
 };
 
+// drain(), which waits for every entry claimed to be written: a ring that
+// lost one would wait forever, so a drain of over 10 s ends the test binary.
 std::vector<uint32_t> drained(const HomeShare& s) {
   std::vector<uint32_t> out;
+  std::promise<void> done;
+  std::future<void> finished = done.get_future();
+  std::thread watchdog([&finished] {
+    if (finished.wait_for(std::chrono::seconds(10)) == std::future_status::timeout) {
+      std::fprintf(stderr, "HomeShare::drain waits for an entry that never comes\n");
+      std::abort();
+    }
+  });
   s.drain(&out);
+  done.set_value();
+  watchdog.join();
   return out;
 }
 

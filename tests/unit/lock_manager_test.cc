@@ -116,13 +116,15 @@ TEST_F(LockManagerTest, ABarrierDropsTheNoticesBeforeIt) {
 }
 
 TEST_F(LockManagerTest, TheLogKeepsEachPagesNewestNotice) {
-  // The same two pages noticed in 300 releases, by alternating writers: the
-  // log is compacted, and a grant that saw nothing carries each page's
-  // latest writer last (a later notice overrides an earlier one).
+  // The same two pages noticed in 300 releases, each by a different
+  // "writer" (the release's number; an inline grant is not decoded, so any
+  // number will do): the log is compacted, and a grant that saw nothing
+  // carries the last release's notices last (a later notice overrides an
+  // earlier one).
   AcquireGrantMsg g;
   for (int k = 0; k < 300; ++k) {
     ASSERT_TRUE(locks_.acquire_here(AcquireMsg{1, 0, 0}, &g));
-    locks_.release_here(release_of(1, {10, 11}, k % 2));
+    locks_.release_here(release_of(1, {10, 11}, k));
   }
   ASSERT_TRUE(locks_.acquire_here(AcquireMsg{1, 0, 0}, &g));
   EXPECT_EQ(g.version, 300u);
@@ -132,9 +134,11 @@ TEST_F(LockManagerTest, TheLogKeepsEachPagesNewestNotice) {
   const WriteNotice& before = g.notices[g.notices.size() - 2];
   EXPECT_EQ(before.page, 10u);
   EXPECT_EQ(last.page, 11u);
-  EXPECT_EQ(before.writer, 1) << "release 299's writer";
-  EXPECT_EQ(last.writer, 1);
-  // A grant to one who saw version 299 carries only release 300's.
+  EXPECT_EQ(before.writer, 299) << "the last release's";
+  EXPECT_EQ(last.writer, 299);
+  for (size_t i = 1; i < g.notices.size(); ++i)
+    EXPECT_LE(g.notices[i - 1].writer, g.notices[i].writer) << "release order, at " << i;
+  // A grant to one who saw version 300 carries only release 301's.
   locks_.release_here(release_of(1, {12}, kPeer));
   ASSERT_TRUE(locks_.acquire_here(AcquireMsg{1, 0, 300}, &g));
   EXPECT_EQ(pages_of(g.notices), std::vector<uint32_t>{12});

@@ -94,6 +94,7 @@ TEST(WriteVectors, NotTrackingAnswersWholePagesWithNoVersion) {
 TEST(WriteVectors, ConcurrentNotesAreEachSeenByALaterRefetch) {
   // The home server and the application thread both note blocks; every
   // note made before a reader's snapshot is in that reader's mask.
+  constexpr int kNotes = 200000;
   WriteVectors w;
   w.init(kPage, kBlock, true);
   uint64_t v = 0;
@@ -101,12 +102,12 @@ TEST(WriteVectors, ConcurrentNotesAreEachSeenByALaterRefetch) {
   std::vector<std::thread> writers;
   for (uint32_t b = 0; b < 8; ++b)
     writers.emplace_back([&w, b] {
-      for (int i = 0; i < 1000; ++i) w.note_blocks(0, uint64_t{1} << b);
+      for (int i = 0; i < kNotes; ++i) w.note_blocks(0, uint64_t{1} << b);
     });
   for (auto& t : writers) t.join();
   uint64_t after = 0;
   EXPECT_EQ(w.changed_since(0, v, &after), 0xffu);
-  EXPECT_EQ(after, v + 8 * 1000) << "one clock tick per note";
+  EXPECT_EQ(after, v + 8 * kNotes) << "one clock tick per note";
 }
 
 }  // namespace
