@@ -17,7 +17,7 @@ uint64_t WriteVectors::mask_for(size_t offset, size_t len) const {
 }
 
 void WriteVectors::set_tracking(bool on) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   tracking_.store(on, std::memory_order_relaxed);
   if (!on) written_.clear();
 }
@@ -30,7 +30,7 @@ std::vector<uint64_t>& WriteVectors::record(uint32_t page) {
 
 void WriteVectors::note_blocks(uint32_t page, uint64_t mask) {
   if (!tracking() || mask == 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!tracking_.load(std::memory_order_relaxed)) return;
   std::vector<uint64_t>& blocks = record(page);
   const uint64_t now = ++clock_;
@@ -40,12 +40,12 @@ void WriteVectors::note_blocks(uint32_t page, uint64_t mask) {
 
 void WriteVectors::forget(uint32_t page) {
   if (!tracking()) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   written_.erase(page);
 }
 
 uint64_t WriteVectors::changed_since(uint32_t page, uint64_t since, uint64_t* version) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!tracking_.load(std::memory_order_relaxed)) {
     *version = 0;
     return all_blocks();

@@ -33,9 +33,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
+
+#include "common/thread_annotations.h"
 
 namespace scopedsm {
 
@@ -54,26 +55,27 @@ class WriteVectors {
 
   bool tracking() const { return tracking_.load(std::memory_order_relaxed); }
   // Off drops every record (and notes nothing until on again).
-  void set_tracking(bool on);
+  void set_tracking(bool on) EXCLUDES(mu_);
 
   // Writers: blocks `mask` of `page` were written (call after writing them).
-  void note_blocks(uint32_t page, uint64_t mask);
+  void note_blocks(uint32_t page, uint64_t mask) EXCLUDES(mu_);
   // Writers: any block of `page` may have changed, unobserved.
-  void forget(uint32_t page);
+  void forget(uint32_t page) EXCLUDES(mu_);
 
   // Reader (the home server, before it copies the blocks): the blocks of
   // `page` written after version `since` (0: no version, every block), and
   // in *version the version to hand out with them (0 when not tracking).
-  uint64_t changed_since(uint32_t page, uint64_t since, uint64_t* version);
+  uint64_t changed_since(uint32_t page, uint64_t since, uint64_t* version) EXCLUDES(mu_);
 
  private:
   size_t block_size_ = 0;
   uint32_t blocks_ = 0;
   std::atomic<bool> tracking_{false};
-  std::mutex mu_;
-  uint64_t clock_ = 0;  // monotonic for the whole run, across tracking off and on
-  std::unordered_map<uint32_t, std::vector<uint64_t>> written_;  // per page: per block, clock when last written
-  std::vector<uint64_t>& record(uint32_t page);  // created as "every block written now"
+  Mutex mu_;
+  uint64_t clock_ GUARDED_BY(mu_) = 0;  // monotonic for the whole run, across tracking off and on
+  // Per page: per block, the clock when it was last written.
+  std::unordered_map<uint32_t, std::vector<uint64_t>> written_ GUARDED_BY(mu_);
+  std::vector<uint64_t>& record(uint32_t page) REQUIRES(mu_);  // created as "every block written now"
 };
 
 }  // namespace scopedsm

@@ -370,7 +370,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us,
                                        &st.wvec);
   sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app,
-                                       SyncClient::ServeHere{&service_->locks(), &service_->home(), &service_->serve_mutex()});
+                                       service_->serve_here());
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
   app_tid_ = current_tid();
   shared_access::set_application_thread();

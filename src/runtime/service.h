@@ -14,9 +14,9 @@
 #pragma once
 
 #include <atomic>
-#include <mutex>
 #include <thread>
 
+#include "common/thread_annotations.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
 #include "protocol/home_server.h"
@@ -26,6 +26,7 @@
 #include "sync/deadlock_watch.h"
 #include "sync/lock_manager.h"
 #include "sync/rendezvous.h"
+#include "sync/sync_client.h"
 
 namespace scopedsm {
 
@@ -61,12 +62,10 @@ class Service {
   // DeadlockWatch, as its messages arrive.)
   void check_stalls();
 
-  // For the application thread's direct use of the locks homed here
-  // (SyncClient::ServeHere): the manager, and the mutex whichever
-  // thread serves holds. Whoever holds the mutex may use the managers.
-  LockManager& locks() { return locks_; }
-  HomeServer& home() { return home_; }
-  std::mutex& serve_mutex() { return serve_mu_; }
+  // For the application thread's direct use of the locks and the home
+  // server here (SyncClient::ServeHere): the lock manager, the home server
+  // and the mutex whichever thread serves holds, which guards them.
+  SyncClient::ServeHere serve_here() { return {&serve_mu_, &locks_, &home_}; }
   // Test-only (scopedsm_test_hold_requests): while held, neither thread
   // serves; requests wait in MPI until the hold ends.
   void hold(bool on) { held_.store(on, std::memory_order_release); }
@@ -76,23 +75,24 @@ class Service {
   // Decodes a request with the message table's decoder for its type and
   // hands it to the server whose on() takes it (service.cc checks at
   // compile time that exactly one does). Returns the request's type.
-  MsgType dispatch(const Incoming& in);
+  MsgType dispatch(const Incoming& in) REQUIRES(serve_mu_);
   // serve_pending on thread `who` (named in the trace).
   bool serve_pending_as(TraceThread who);
   template <typename M>
-  void serve(const Incoming& in, Reader* r);
+  void serve(const Incoming& in, Reader* r) REQUIRES(serve_mu_);
   bool finished() const { return shutdowns_.load(std::memory_order_acquire) >= p_.size; }
 
   const SyncParts p_;
   ServiceCounters* const stats_;
   const uint64_t spin_us_;
-  HomeServer home_;
-  LockManager locks_;
-  RendezvousManager rendezvous_;
-  CondvarManager condvars_;
-  DeadlockWatch deadlocks_;
+  // Held by whichever thread is serving; the servers are used only under it.
+  Mutex serve_mu_;
+  HomeServer home_ GUARDED_BY(serve_mu_);
+  LockManager locks_ GUARDED_BY(serve_mu_);
+  RendezvousManager rendezvous_ GUARDED_BY(serve_mu_);
+  CondvarManager condvars_ GUARDED_BY(serve_mu_);
+  DeadlockWatch deadlocks_ GUARDED_BY(serve_mu_);
   std::thread thread_;
-  std::mutex serve_mu_;  // held by whichever thread is serving
   std::atomic<int> shutdowns_{0};
   std::atomic<bool> held_{false};  // hold(); set and cleared by the application thread
   uint64_t next_stall_check_ns_ = 0;

@@ -6,12 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "common/surface.h"
+#include "common/thread_annotations.h"
 #include "protocol/coherence.h"
 #include "protocol/home_server.h"
 #include "protocol/lock_stack.h"
@@ -34,9 +34,9 @@ class SyncClient {
   // too, the homes move and the home server answers the requests it
   // deferred meanwhile. They must outlive the client.
   struct ServeHere {
-    LockManager* locks;
-    HomeServer* home;
-    std::mutex* mutex;
+    Mutex* mutex;
+    LockManager* locks PT_GUARDED_BY(mutex);
+    HomeServer* home PT_GUARDED_BY(mutex);
   };
   SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* stack, AppCounters* stats, ServeHere here);
 
@@ -132,9 +132,9 @@ class SyncClient {
   WaitReporter waits_;  // long waits, to the deadlock detector
   PeerInbox inbox_;
   Barrier barrier_;
-  LockManager* const own_locks_;
-  HomeServer* const own_home_;
-  std::mutex* const serve_mutex_;
+  Mutex* const serve_mutex_;
+  LockManager* const own_locks_ PT_GUARDED_BY(serve_mutex_);
+  HomeServer* const own_home_ PT_GUARDED_BY(serve_mutex_);
   const bool lock_incarnations_;  // SCOPEDSM_LOCK_INCARNATIONS: ACQ names the version we saw (off: 0)
   bool central_barrier_;          // SCOPEDSM_BARRIER=central, or jia_config(BROADCAST, OFF)
   uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)

@@ -14,12 +14,12 @@ size_t Mailbox::queue_of(Tag tag) {
 void Mailbox::put(Tag tag, const void* data, size_t n) {
   const auto* p = static_cast<const std::byte*>(data);
   Bytes copy(p, p + n);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   queues_[queue_of(tag)].push_back(std::move(copy));
 }
 
 bool Mailbox::take(Tag tag, Bytes* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto& q = queues_[queue_of(tag)];
   if (q.empty()) return false;
   *out = std::move(q.front());

@@ -16,8 +16,8 @@
 
 #include <cstddef>
 #include <deque>
-#include <mutex>
 
+#include "common/thread_annotations.h"
 #include "transport/bytes.h"
 #include "transport/wire.h"
 
@@ -27,15 +27,15 @@ class Mailbox {
  public:
   // Queues a copy of the `n` bytes at `data` for the receiver of `tag`
   // (kTagRequest or kTagReply).
-  void put(Tag tag, const void* data, size_t n);
+  void put(Tag tag, const void* data, size_t n) EXCLUDES(mu_);
   // Takes the oldest message queued on `tag`, if any.
-  bool take(Tag tag, Bytes* out);
+  bool take(Tag tag, Bytes* out) EXCLUDES(mu_);
 
  private:
   static size_t queue_of(Tag tag);
 
-  std::mutex mu_;
-  std::deque<Bytes> queues_[2];  // requests, replies
+  Mutex mu_;
+  std::deque<Bytes> queues_[2] GUARDED_BY(mu_);  // requests, replies
 };
 
 }  // namespace scopedsm

@@ -8,7 +8,7 @@
 namespace scopedsm {
 
 void Outbox::post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep, uint64_t due_ns) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   // Behind a held send, every send waits its turn (even one the model no
   // longer delays: a test may switch it off), so none overtakes another.
   if (!delayed_.empty() || (due_ns != 0 && now_ns() < due_ns)) {
@@ -34,12 +34,12 @@ void Outbox::start_locked(int dest, Tag tag, const void* data, size_t n, SharedB
 }
 
 bool Outbox::pending() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return !requests_.empty() || !delayed_.empty();
 }
 
 bool Outbox::progress() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   bool started = false;
   if (!delayed_.empty()) {
     const uint64_t now = now_ns();

@@ -27,9 +27,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "transport/bytes.h"
 #include "transport/wire.h"
 
@@ -43,12 +43,12 @@ class Outbox {
   // Starts sending the `n` bytes at `data` to `dest` on `tag`. `keep` owns
   // the bytes (or is null when they outlive the runtime) and is held until
   // the send completes. `due_ns`: not before this time (now_ns()); 0: at once.
-  void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep, uint64_t due_ns = 0);
+  void post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep, uint64_t due_ns = 0) EXCLUDES(mu_);
   // Hands due sends to MPI, completes finished sends and releases their
   // buffers; true if any was handed on or finished.
-  bool progress();
+  bool progress() EXCLUDES(mu_);
   // True while some send has not completed.
-  bool pending();
+  bool pending() EXCLUDES(mu_);
   // True while some send waits for its departure time: whoever would sleep
   // polls instead, so that it leaves on time. One relaxed load.
   bool delaying() const { return delayed_count_.load(std::memory_order_relaxed) != 0; }
@@ -66,13 +66,13 @@ class Outbox {
     SharedBytes keep;
   };
   // MPI_Isend under mu_.
-  void start_locked(int dest, Tag tag, const void* data, size_t n, SharedBytes keep);
+  void start_locked(int dest, Tag tag, const void* data, size_t n, SharedBytes keep) REQUIRES(mu_);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
-  std::mutex mu_;
-  std::vector<MPI_Request> requests_;
-  std::vector<SharedBytes> buffers_;  // buffers_[i] is read by requests_[i]
-  std::deque<Delayed> delayed_;       // not yet handed to MPI, in posting order
+  Mutex mu_;
+  std::vector<MPI_Request> requests_ GUARDED_BY(mu_);
+  std::vector<SharedBytes> buffers_ GUARDED_BY(mu_);  // buffers_[i] is read by requests_[i]
+  std::deque<Delayed> delayed_ GUARDED_BY(mu_);       // not yet handed to MPI, in posting order
   std::atomic<size_t> delayed_count_{0};
 };
 

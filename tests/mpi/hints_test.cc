@@ -103,8 +103,15 @@ TEST(Hints, AHintAfterTheFaultIsLate) {
 }
 
 TEST(Hints, HintsNeverFaultOnAnyAddress) {
-  auto* a = static_cast<char*>(scopedsm_alloc(4 * page()));
+  const size_t bytes = 4 * page();
+  auto* a = static_cast<char*>(scopedsm_alloc(bytes));
+  auto value = [](size_t i) { return static_cast<char>(i * 7 + 1); };
+  if (rank() == 0)
+    for (size_t i = 0; i < bytes; ++i) a[i] = value(i);
+  scopedsm_barrier();
   char local[64];
+  for (size_t i = 0; i < sizeof local; ++i) local[i] = static_cast<char>(i);
+  const uint64_t faults0 = counter("read_faults") + counter("write_faults");
   scopedsm_prefetch(nullptr, 100);
   scopedsm_prefetch(local, sizeof local);
   scopedsm_prefetch(a, SIZE_MAX);                 // runs past every allocation
@@ -115,8 +122,15 @@ TEST(Hints, HintsNeverFaultOnAnyAddress) {
   scopedsm_release(a + 1, page(), 0);
   scopedsm_release(a, SIZE_MAX, -5);
   scopedsm_release(a, SIZE_MAX, -5);
+  EXPECT_EQ(counter("read_faults") + counter("write_faults"), faults0) << "a hint faulted";
+  for (size_t i = 0; i < sizeof local; ++i) ASSERT_EQ(local[i], static_cast<char>(i)) << "a hint wrote private memory";
   scopedsm_barrier();
-  SUCCEED();
+  // Read back by the writer only: a copy cached here would change the next
+  // tests' release counts.
+  if (rank() == 0) {
+    for (size_t i = 0; i < bytes; ++i) ASSERT_EQ(a[i], value(i)) << "byte " << i << " changed by a hint";
+  }
+  scopedsm_barrier();
 }
 
 TEST(Hints, ReleasesLagOneCallPerSiteThenGiveBackLowestPriorityFirst) {
