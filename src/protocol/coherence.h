@@ -2,10 +2,25 @@
 //
 // It turns page faults into protocol actions (fetch a page from its home,
 // make a twin, note a write), ends intervals at synchronization points
-// (diff written pages, write-protect them again), sends diffs home, and
-// applies write notices (invalidate stale copies). docs/PROTOCOL.md lists
-// every state transition made here; PageFsm (protocol/page_fsm.h) makes
-// them: the engine decides which transition a page makes and when.
+// (diff written pages, write-protect them again), sends diffs home, applies
+// write notices (invalidate stale copies) and takes a barrier's steps.
+// docs/PROTOCOL.md lists every state transition; PageFsm
+// (protocol/page_fsm.h) makes them: the engine and its policies decide which
+// transition a page makes and when.
+//
+// Policies, each a module of its own with its contract in its header, get
+// the engine's events and decide the rest (docs/ARCHITECTURE.md, "The
+// coherence engine and its policies"):
+//   WriteDetection  (write_detection.h)  adaptive write detection: untraps, retraps
+//   HomeMigration   (home_migration.h)   homes offered and moved at barriers
+//   NextTouch       (next_touch.h)       next-touch points and touch offers
+//   Prefetcher      (prefetcher.h)       fault runs, prefetch hints, runs in flight
+//   AutoHinter      (auto_hinter.h)      the engine's own hints from the fault streams
+//   Releaser        (releaser.h)         release hints, out-of-core home memory
+//   HomeAtomics     (home_atomics.h)     atomics at the home
+// They see the engine only through EngineContext and EngineOps
+// (engine_ops.h). Where a page comes from is a PageSource; the engine asks
+// it for capabilities (page_source.h), never which source it is.
 //
 // Thread owner: the application thread, for every method and every field;
 // handle_fault runs inside the SIGSEGV handler (runtime/fault_handler.h
@@ -14,7 +29,6 @@
 // thread reads.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,20 +41,24 @@
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
 #include "memory/region.h"
-#include "protocol/auto_hints.h"
-#include "protocol/hints.h"
+#include "protocol/auto_hinter.h"
+#include "protocol/engine_ops.h"
+#include "protocol/home_atomics.h"
+#include "protocol/home_migration.h"
 #include "protocol/lock_stack.h"
 #include "protocol/messages.h"
+#include "protocol/next_touch.h"
 #include "protocol/notices.h"
 #include "protocol/page_fsm.h"
 #include "protocol/page_source.h"
+#include "protocol/prefetcher.h"
+#include "protocol/releaser.h"
+#include "protocol/write_detection.h"
 #include "stats/stats.h"
 #include "transport/node.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
-
-enum class Access { kRead, kWrite, kUnknown };
 
 // Pages [first, first + count) that the kernel or a library is about to
 // read (kRead) or write (kWrite) on the program's behalf.
@@ -84,7 +102,7 @@ struct CoherenceParts {
   const Surface* surface = &kCSurface;  // the process's, for messages that concern no call
 };
 
-class Coherence {
+class Coherence final : private EngineOps {
  public:
   // With parts.node_shared, pages homed on this node are copied from the
   // home's memory and diffs merged into it.
@@ -93,44 +111,41 @@ class Coherence {
   // Barriers this process has completed. Messages that carry write notices
   // carry it too, so a lock or condition-variable home can tell notices
   // made before the latest barrier (already covered by it) from newer ones.
-  uint32_t epoch() const { return epoch_; }
+  uint32_t epoch() const override { return epoch_; }
   // This process's notices for a barrier: `pages` (sorted) written by us,
   // each offering to take the page's home if home migration is on (or the
-  // page is next-touch pending) and we still hold our cached copy of it;
-  // and, in touch mode, a touch-only notice with an offer for each pending
-  // page we fetched by a fault since the last barrier, still hold, and did
-  // not write (docs/PROTOCOL.md §6c).
+  // page is next-touch pending) and we still hold our cached copy of it
+  // (HomeMigration::offers); and, in touch mode, a touch-only notice with
+  // an offer for each pending page we fetched by a fault since the last
+  // barrier, still hold, and did not write (NextTouch, docs/PROTOCOL.md §6c).
   std::vector<WriteNotice> barrier_notices(const std::vector<uint32_t>& pages);
   // A barrier completed with the merged `notices`, in two steps. First
   // move_homes: starts the next epoch and moves the homes that were offered
-  // (every process decides the same from the same notices); the caller
-  // holds the service's serve mutex, since the service thread reads
-  // PageMeta::home. Homes move before anything else changes a page: the
-  // relief of map pressure that may follow any operation drops clean
+  // (HomeMigration; every process decides the same from the same notices);
+  // the caller holds the service's serve mutex, since the service thread
+  // reads PageMeta::home. Homes move before anything else changes a page:
+  // the relief of map pressure that may follow any operation drops clean
   // copies (PageFsm), and the copies taken over as home pages must not be
-  // among them. Then finish_barrier: invalidates, and untraps the home
-  // pages nobody holds a copy of any more.
+  // among them. Then finish_barrier: invalidates, untraps the home pages
+  // nobody holds a copy of any more (WriteDetection), and runs the
+  // automatic next-touch points (NextTouch).
   void move_homes(const std::vector<WriteNotice>& notices);
   void finish_barrier(const std::vector<WriteNotice>& notices);
 
   // jia_config(ADWD) and jia_config(HMIG) at run time. Trapping every write
   // again traps the pages untrapped now (noting them as written).
-  void set_write_detect_all(bool all);
-  void set_home_migration(bool on) { home_migration_ = on; }
-  bool home_migration() const { return home_migration_; }
+  void set_write_detect_all(bool all) { detect_.set_all(all); }
+  void set_home_migration(bool on) { migration_.set_enabled(on); }
+  bool home_migration() const { return migration_.enabled(); }
 
-  // A next-touch point (scopedsm_next_touch, or an automatic one at a
-  // barrier): pages [first, first+count) become next-touch pending. Call
-  // right after a barrier, on every process alike. In touch mode our cached
-  // copies of them are dropped (in runs), so that our next touch faults.
-  // Pages with no home yet (first touch) are left alone.
-  void mark_next_touch(uint64_t first, uint64_t count);
+  // A next-touch point (scopedsm_next_touch): NextTouch::mark.
+  void mark_next_touch(uint64_t first, uint64_t count) { next_touch_.mark(first, count); }
   // jia_config(WVEC): whether our fetches by message ask for written blocks
   // only (the home side's tracking is WriteVectors::set_tracking).
   void set_write_vector(bool on) { message_source_.set_write_vector(on); }
 
   // The source pages homed at `home` are fetched from.
-  PageSource* source_for(int home) { return sources_[static_cast<size_t>(home)]; }
+  PageSource* source_for(int home) override { return sources_[static_cast<size_t>(home)]; }
 
   // A fault on `page` of the shared region.
   void handle_fault(uint64_t page, Access access);
@@ -139,7 +154,7 @@ class Coherence {
   // without a fault, for handing shared memory to the kernel, which cannot
   // take our faults (system calls see EFAULT). The range must fit the cache;
   // if not, the report names `call`.
-  void prepare(uint64_t first, uint64_t count, Access access, const char* call);
+  void prepare(uint64_t first, uint64_t count, Access access, const char* call) override;
   // The same for several ranges at once (the buffers of one system call or
   // MPI call), each with its own access: while any is being made valid,
   // none of their pages is evicted, so all are valid together on return.
@@ -154,25 +169,17 @@ class Coherence {
   // Hints (scopedsm_prefetch, scopedsm_release; docs/PROTOCOL.md §2.6).
   // Non-binding: they never fault, never change a result, and are dropped
   // when they cannot be served cheaply. Pages must be allocated.
-  //
-  // prefetch: invalid pages homed elsewhere are fetched in runs (one
-  // request per run of one home), into free cache slots or slots released
-  // earlier, never by evicting other pages; out-of-core home pages not
-  // resident are read ahead. Pages already valid cost no system call and no
-  // message. A run from a home on another node is left in flight (its pages
-  // kInFlight; the caller does not wait): the first touch of one of its
-  // pages, an eviction of one, or the next synchronization point
-  // (close_interval) waits for it. A run from a node peer's memory is
-  // copied at once (waiting for nobody). With every reply lane busy, a run
-  // is dropped.
-  void prefetch(uint64_t first, uint64_t count) { prefetch_pages(first, count, false); }
+  // prefetch: Prefetcher::prefetch (runs of one home, into free or
+  // released slots, left in flight or copied at once; out-of-core home
+  // pages read ahead).
+  void prefetch(uint64_t first, uint64_t count) { prefetcher_.prefetch(first, count, false); }
   // Waits for every prefetch run in flight and makes its pages valid.
   // close_interval calls it; so must anything that ends the process.
-  void finish_prefetches();
-  // release: the range `tag` (the call site) named before is given back
-  // now (aggressive) or buffered by `priority` until room is needed.
+  void finish_prefetches() { prefetcher_.finish_all(); }
+  // release: Releaser::release (the range `tag` named before, now or
+  // buffered by `priority`).
   void release(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag) {
-    release_pages(first, count, priority, tag, false);
+    release_.release(first, count, priority, tag, false);
   }
 
   // Ends the current interval: diffs every written cached page (kept
@@ -191,19 +198,11 @@ class Coherence {
   // cached copy: home writes send no notices.
   void invalidate(const std::vector<WriteNotice>& notices);
 
-  // An atomic operation on the word at byte `offset` of `page`, executed at
-  // the page's home (docs/MEMORY_MODEL.md, "Atomics at the home"): in its
-  // memory with the CPU's atomics when the home is this process or a node
-  // peer whose memory is mapped, else by an ATOMIC request its home server
-  // answers. Our own copy of the page, if we hold one, gets the new value
-  // too (and so does its twin, so that no diff carries the word), and a
-  // word that changed is noted as written in the open intervals, so the
-  // next release and barrier carry a write notice for the page. A
-  // first-touch page nobody has touched is touched (for reading) first.
-  // Returns the word's bits before the operation. The arguments must have
-  // passed atomic_request_error; `call` names the API call for errors.
+  // An atomic operation at the page's home: HomeAtomics::atomic.
   uint64_t atomic(uint64_t page, uint32_t offset, AtomicOp op, AtomicType type, uint64_t operand, uint64_t expected,
-                  const char* call);
+                  const char* call) {
+    return atomics_.atomic(page, offset, op, type, operand, expected, call);
+  }
   // Drops every cached copy of a page homed elsewhere (an acquire-ordered
   // atomic's self-invalidation), unrecorded ones included. Call after close_interval and flush_diffs:
   // no copy may be being written, and our own writes must be home already.
@@ -224,120 +223,54 @@ class Coherence {
   void note_guard(uint64_t page, const char* what);
 
  private:
-  bool test_fault(TestFault f) const { return (test_faults_ & static_cast<uint64_t>(f)) != 0; }
+  bool test_fault(TestFault f) const { return ctx_.test_fault(f); }
   // The bytes of a page (a coherence unit) that its twin and diff cover:
   // all of them, or under the negative control unit-first-page-only just
   // its first OS page, so that writes to the rest of a unit are lost.
   size_t twin_bytes() const {
     return test_fault(TestFault::kUnitFirstPageOnly) ? region_->os_page_size() : region_->page_size();
   }
-  // After barrier `completed_epoch`: stops trapping writes to home pages
-  // whose every remote copy that barrier invalidated.
-  void untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch);
-  // Home migration at a barrier: the pages whose single writer offered to
-  // become their home get it as their home, on every process.
-  void migrate_homes(const std::vector<WriteNotice>& notices);
-  // SCOPEDSM_NEXT_TOUCH=barrier:N, after a barrier: marks the allocations
-  // that still have automatic next-touch points left.
-  void auto_next_touch();
+  // The fault on invalid `page` homed elsewhere: fetches it (with the run
+  // the Prefetcher allows), then makes it readable or writable.
   void fetch(uint64_t page, bool for_write);
   // Fetches pages [first, first + count), all invalid and homed at `home`,
   // into cache slots (obtain_slot). The caller sets the first page's state;
   // the others become read-only, but the last: a tripwire (prefetched) of
   // a run from `source`.
-  void fetch_run(uint64_t first, uint32_t count, int home, RunSource source);
-  // Reserves disk for pages about to be written (file backing); ends the job if full.
-  void reserve_disk(uint64_t first, uint64_t count, const char* context);
-  // Gives back cached copies (sorted): a dirty one's diff goes home first.
-  void release_copies(std::vector<uint32_t>& sorted_pages);
-  // Gives back the memory of home pages (sorted), file backing only.
-  void release_homes(std::vector<uint32_t>& sorted_pages);
-  // The hints behind prefetch and release; `automatic` for the engine's own
-  // (SCOPEDSM_AUTO_HINTS), which count apart from the program's.
-  void prefetch_pages(uint64_t first, uint64_t count, bool automatic);
-  void release_pages(uint64_t first, uint64_t count, uint32_t priority, uint64_t tag, bool automatic);
-  // SCOPEDSM_AUTO_HINTS: a fault on `page` (`demand`: it fetched the page)
-  // goes to the stream table, and its advice becomes hints.
-  void auto_hint(uint64_t page, bool demand);
-  // Up to `want` free cache slots for a prefetch hint, freeing slots of
-  // released pages if needed; never evicts anything else. Returns how many.
-  uint32_t room_for_hint(uint32_t want);
-  // Buffered home releases beyond SCOPEDSM_HOME_MEMORY are given back.
-  void trim_homes();
-  // Pages to fetch for a fault on invalid `page` (homed at `home`): 1, or
-  // for a sequential reader the run of invalid pages of that home after it.
-  uint32_t run_length(uint64_t page, int home) const;
-  // The first touch of a run's last page (kPrefetched): the run was used.
-  void touch_prefetched(uint64_t page, bool write);
-  // Counts `pages` of a run from `source` used (the faulting page included).
-  void run_used(RunSource source, uint32_t pages);
+  void fetch_run(uint64_t first, uint32_t count, int home, RunSource source) override;
   // Takes cache slots for fetch run [first, first + count) of `home` and
   // sends our pending diffs of its pages ahead of the fetch.
-  void claim_run(uint64_t first, uint32_t count, int home);
+  void claim_run(uint64_t first, uint32_t count, int home) override;
   // Counts finished fetch `f` from `source`, `unrecorded` of whose pages
   // were read one-sided untrapped, and lists those for our next acquire.
-  void count_fetch(const PageSource* source, const PendingFetch& f, uint32_t unrecorded);
+  void count_fetch(const PageSource* source, const PendingFetch& f, uint32_t unrecorded) override;
   // Adds to `drop` the unrecorded copies still held (every acquire drops
   // them: docs/PROTOCOL.md §2.3) and empties the list.
   void take_unrecorded(std::vector<uint32_t>* drop);
-  // Asynchronous prefetch (docs/PROTOCOL.md §2.6). start_prefetch leaves
-  // run [first, first + count) of `home` in flight on a free reply lane and
-  // returns true, or returns false with nothing done if no lane is free or
-  // if starting it would wait for the home (a one-sided read behind our
-  // unacknowledged DIFFs).
-  bool start_prefetch(uint64_t first, uint32_t count, int home, RunSource source);
-  // Waits for the run in flight in inflight_[i] and settles it: read-only
-  // and counted used if `touched` (a fault on one of its pages finishes
-  // it), else readable but for its last page, the tripwire (kPrefetched)
-  // whose touch counts it used.
-  void finish_prefetch(uint32_t i, bool touched = false);
-  // The index in inflight_ of the run `page` (kInFlight) belongs to.
-  uint32_t inflight_index(uint64_t page) const;
-  // A fault on a kInFlight page: waits for its run, then as the page's new
-  // state. Returns the page the automatic hints' streams are to see: the
-  // run's last page for an automatic run (as its tripwire's touch would
-  // have been), else `page`.
-  uint64_t touch_in_flight(uint64_t page, bool write);
-  void make_writable(uint64_t page);
+  // Drops `drop` (unrecorded copies added, sorted and made unique here) as
+  // invalidated.
+  void invalidate_copies(std::vector<uint32_t>& drop);
+  void make_writable(uint64_t page) override;
   void home_write(uint64_t page);
   void claim_home(uint64_t page, Access access);
   uint32_t obtain_slot(uint64_t page);
   // Drops the copy in `slot` (a dirty one's diff goes home first) for `cause`.
-  void evict(uint32_t slot, Cause cause);
+  void evict(uint32_t slot, Cause cause) override;
   // Drops cached copies (sorted; runs in flight are finished first) for `cause`.
-  void drop_copies(std::vector<uint32_t>& sorted_pages, Cause cause);
+  void drop_copies(std::vector<uint32_t>& sorted_pages, Cause cause) override;
   void discard_stale();
-  void make_diff(uint64_t page);
-  void send_pending(int home);
-  // Drains the retrap queue. `quiet` (right after a next-touch point): our
-  // pending pages, trapped there, are not noted, since we wrote nothing
-  // since our barrier began and every copy taken since has all our writes.
-  void drain_retraps(bool quiet = false);
-  // mark_next_touch without its drain of the retrap queue.
-  // Returns whether it trapped any of our home pages.
-  bool mark_pending(uint64_t first, uint64_t count);
+  void make_diff(uint64_t page) override;
+  void send_pending(int home) override;
+  bool owes_ack(int home) const override { return transport_->acks().owed(home) > 0; }
   // Keeps an invalid copy's memory until the next batch discard.
-  void list_stale(uint32_t page);
-  void mark_dirty(uint64_t page);
+  void list_stale(uint32_t page) override;
+  void mark_dirty(uint64_t page) override;
   // PageFsm's relief: drops every clean cached copy it allows.
   void relieve_map_pressure();
 
   const int rank_;
   const int size_;
   const Config* const config_;  // the runtime's settings, read in place (CoherenceParts::config)
-  bool write_detect_all_;
-  const bool cache_only_;
-  bool home_migration_;
-  struct AutoNextTouch {
-    uint64_t first, count;
-    uint32_t left;  // barriers still to act as next-touch points
-  };
-  std::vector<AutoNextTouch> auto_next_touch_;
-  std::vector<uint32_t> nt_touched_;  // pending pages we fetched by a fault since the last barrier
-  const uint32_t max_run_;
-  uint32_t window_;  // the run a sequential fault fetches; doubles when a run is used, halves when wasted
-  const uint64_t test_faults_;
-  const NodeTopology* const node_;
   Transport* const transport_;
   Region* const region_;
   PageTable* const pages_;
@@ -347,38 +280,26 @@ class Coherence {
   WriteVectors* const wvec_;
   const Surface* const surface_;
   PageFsm fsm_;  // every change of a page's state, protection and slot
+  const EngineContext ctx_;  // the parts above, as the policies see them
   uint32_t epoch_ = 0;
   MessageSource message_source_;
   NodeCopySource node_source_;
   std::unique_ptr<RmaSource> rma_source_;  // with parts.rma
   std::vector<PageSource*> sources_;  // per home rank
-  std::vector<uint32_t> retraps_;     // scratch for drain_retraps
   std::vector<uint32_t> stale_;       // invalid copies whose memory is not yet discarded
   std::vector<uint32_t> unrecorded_;  // pages fetched unrecorded since our last acquire (may repeat)
   std::vector<uint32_t> dirty_;                       // pages written this interval
   std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
   std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it
-  const bool release_buffered_;
-  const uint64_t home_memory_pages_;
-  const bool auto_hints_;
-  StreamTable streams_;            // SCOPEDSM_AUTO_HINTS
-  ReleaseLag release_lag_;         // the program's releases, by call site
-  ReleaseLag auto_release_lag_;    // SCOPEDSM_AUTO_HINTS releases, by stream slot
-  NamedRanges named_;              // the program's prefetch hints this interval (SCOPEDSM_AUTO_HINTS stands aside)
-  // Prefetch runs in flight: inflight_[i] answers on reply lane i + 1.
-  struct InFlightRun {
-    PendingFetch fetch;
-    PageSource* source = nullptr;  // null: the lane is free
-    RunSource run_source = RunSource::kHint;
-  };
-  std::array<InFlightRun, kMaxAsyncFetches> inflight_;
-  uint32_t inflight_runs_ = 0;     // lanes in use
-  const bool auto_over_hints_;     // test fault auto-over-hints: it does not
-  const bool sync_prefetch_;       // SCOPEDSM_PREFETCH=sync: hints wait for their runs
-  ReleaseBuffer released_copies_;  // cached pages released, buffered
-  ReleaseBuffer released_homes_;   // home pages released, buffered (file backing)
-  uint64_t homes_resident_ = 0;    // home pages counted as in memory (SCOPEDSM_HOME_MEMORY)
   std::vector<std::pair<uint64_t, const char*>> guards_;  // note_guard
+  // The policies (their headers state what each decides).
+  WriteDetection detect_;
+  Releaser release_;
+  AutoHinter auto_hints_;
+  Prefetcher prefetcher_;
+  NextTouch next_touch_;
+  HomeMigration migration_;
+  HomeAtomics atomics_;
 };
 
 }  // namespace scopedsm

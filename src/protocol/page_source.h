@@ -22,6 +22,24 @@
 // the page again (memory/home_share.h says why that suffices).
 // Coherence::source_for chooses the source per home.
 //
+// Capabilities. The engine and its policies never ask which source a page
+// comes from; they ask what it can do (the queries below), so that a new
+// source (shared memory across nodes, say) says what it is once, here:
+//
+//   is_local()         the home's memory is mapped in this process (a node
+//                      peer's): a fetch is a copy that waits for nobody,
+//                      and a copy is near (cheap to fetch again, so cache
+//                      replacement keeps far ones longer). NodeCopySource.
+//   home_memory(h, p)  where page p of home h is in that mapping, for an
+//                      atomic at the home; null unless is_local().
+//   merges_diffs()     a diff of a page homed there is merged by the writer
+//                      straight into home_memory(), at once: never pending,
+//                      never acknowledged. NodeCopySource.
+//   reads_one_sided()  fetches read the home's memory with one-sided MPI,
+//                      without its CPU: start() waits for the home's
+//                      acknowledgement of our DIFFs, and a copy may be
+//                      unrecorded. RmaSource.
+//
 // A fetch is started, then finished (PendingFetch): start() posts it and
 // returns, finish() waits for it and completes it. fetch() does both, for a
 // fault, which waits anyway; a prefetch hint starts its runs on reply lanes
@@ -84,6 +102,11 @@ class PageSource {
   // how many of them are unrecorded copies (PageMeta::unrecorded, set
   // here): pages a one-sided read found untrapped; 0 for the other sources.
   virtual uint32_t finish(PendingFetch* f) = 0;
+  // Capabilities (above).
+  virtual bool is_local() const { return false; }
+  virtual std::byte* home_memory(int /*home*/, uint64_t /*page*/) const { return nullptr; }
+  virtual bool merges_diffs() const { return false; }
+  virtual bool reads_one_sided() const { return false; }
   // The fetch fetch() did last.
   const PendingFetch& last_fetch() const { return now_; }
   // start() and finish() at once, on lane 0.
@@ -116,6 +139,11 @@ class NodeCopySource final : public PageSource {
   void start(PendingFetch* f) override;  // copies
   bool done(PendingFetch*) override { return true; }
   uint32_t finish(PendingFetch*) override { return 0; }
+  bool is_local() const override { return true; }
+  std::byte* home_memory(int home, uint64_t page) const override {
+    return region_->peer_page(node_->local_index(home), page);
+  }
+  bool merges_diffs() const override { return true; }
 
  private:
   const Region* region_;
@@ -179,6 +207,7 @@ class RmaSource final : public PageSource {
   // Returns the pages found untrapped: marked unrecorded, and named to the
   // home in a RECORD (one per stretch), never waited for.
   uint32_t finish(PendingFetch* f) override;
+  bool reads_one_sided() const override { return true; }
 
  private:
   const RmaWindows* windows_;
