@@ -111,7 +111,8 @@ void valid_messages(Out* o) {
   o->write("ACQGRANT", encode(AcquireGrantMsg{3, 4, some_notices()}, 4));
   o->write("ACQGRANT-no-notices", encode(AcquireGrantMsg{3, 4, {}}, 5));
   o->write("REL", encode(ReleaseMsg{3, 1, some_notices()}, 6));
-  o->write("BARR", encode(BarrierMsg{0, 4, 1, some_notices()}, 7));
+  o->write("BARR", encode(BarrierMsg{0, 4, 1, some_notices(), {}}, 7));
+  o->write("BARR-broadcast", encode(BarrierMsg{0, 4, 1, some_notices(), {std::byte{1}, std::byte{2}, std::byte{3}}}, 7));
   o->write("BARRSTALL", encode(BarrierStallMsg{2, 12000000000}, 8));
   o->write("SETCV", encode(CvSetMsg{2, 1, some_notices()}, 9));
   o->write("RESETCV", encode(CvResetMsg{kMaxCondvars - 1, 1}, 10));
@@ -145,7 +146,7 @@ void other_setups(Out* o) {
   o->write("DIFF-none-homed", diff_message({3}, 4096, 2), SetupIndex{4, 3, 0, 0, 0, kAcceptNone});
   // 2^32 pages: every 32-bit page number is allocated.
   o->write("GETP-max-page", encode(GetPageMsg{0xffffffffu, 0}, 1), SetupIndex{7, 3, 0, 0, 0, kAcceptAll});
-  o->write("BARR-1-rank", encode(BarrierMsg{3, 0, 0, {{0, 0}, {1, kMultipleWriters}}}, 1), SetupIndex{4, 0, 0, 0, 0, kAcceptAll});
+  o->write("BARR-1-rank", encode(BarrierMsg{3, 0, 0, {{0, 0}, {1, kMultipleWriters}}, {}}, 1), SetupIndex{4, 0, 0, 0, 0, kAcceptAll});
   o->write("ACQ-1-lock", encode(AcquireMsg{0, 0, 0}, 1), SetupIndex{4, 3, 0, 1, 1, kAcceptAll});
   o->write("GETP-no-pages", encode(GetPageMsg{0, 0}, 1), SetupIndex{0, 3, 0, 0, 0, kAcceptAll});
   o->write("GETP-run-to-end", encode(GetPageMsg{96, 0, 4}, 1));
@@ -171,8 +172,8 @@ void bad_fields(Out* o) {
   o->write("bad-ACQ-lock", encode(AcquireMsg{kMaxLocks, 0, 0}, 1));
   o->write("bad-notices-count-huge", raw(MsgType::kBarrier, 0u, 0u, 0u, 0xffffffffu, 1u, 0));
   o->write("bad-notices-count-short", raw(MsgType::kBarrier, 0u, 0u, 0u, 2u, 1u, 0));
-  o->write("bad-notices-writer-eq-ranks", encode(BarrierMsg{0, 0, 0, {{1, 4}}}, 1));
-  o->write("bad-notices-writer-minus1", encode(BarrierMsg{0, 0, 0, {{1, -1}}}, 1));
+  o->write("bad-notices-writer-eq-ranks", encode(BarrierMsg{0, 0, 0, {{1, 4}}, {}}, 1));
+  o->write("bad-notices-writer-minus1", encode(BarrierMsg{0, 0, 0, {{1, -1}}, {}}, 1));
   o->write("bad-notices-writer-minus3", encode(ReleaseMsg{0, 0, {{1, -3}}}, 1));
   o->write("bad-notices-page", encode(CvGrantMsg{0, {{100, 0}}}, 1));
   o->write("bad-RESETCV-cv", encode(CvResetMsg{kMaxCondvars, 0}, 1));

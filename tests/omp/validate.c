@@ -572,9 +572,10 @@ static int check_flush(void) {
     /* The consumer holds copies of the data and the flag that outlive
      * barriers: a copy taken while its home did not trap the page is
      * dropped at the next barrier (the home notes the page there), and the
-     * home may not trap it again at once; three rounds leave a copy that
-     * stays. volatile: the reads must happen here. */
-    for (int round = 0; round < 3; round++) {
+     * home traps and untraps such a page on alternate barriers after that;
+     * an odd number of rounds (five) ends holding a copy that stays, in
+     * both node modes. volatile: the reads must happen here. */
+    for (int round = 0; round < 5; round++) {
       for (int i = 0; i < N; i++) cached += ((volatile int*)fmsg)[i];
       cached += *(volatile int*)&fflag;
 #pragma omp barrier
