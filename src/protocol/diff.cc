@@ -12,7 +12,7 @@ namespace scopedsm {
 
 namespace {
 
-[[maybe_unused]] inline uint64_t load_word(const std::byte* p) {  // without SSE2
+inline uint64_t load_word(const std::byte* p) {
   uint64_t v;
   std::memcpy(&v, p, sizeof v);
   return v;
@@ -167,6 +167,20 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
     }
     if (count != 0 && (bits >> 56) == 0) end_run();  // the block's last word is unchanged
   }
+  // Words after the last whole block (a page of a size no real page has,
+  // but the format allows: any number of words), one at a time.
+  for (size_t w = words / 8 * 8; w < words; ++w) {
+    const uint8_t m = nonzero_byte_mask(load_word(page + w * 8) ^ load_word(twin + w * 8));
+    if (m == 0) {
+      if (count != 0) end_run();
+      continue;
+    }
+    if (count != 0 && first + count != w) end_run();
+    if (count == 0) first = w;
+    masks[count++] = m;
+    nbytes += gather_bytes(page + w * 8, m, bytes + nbytes);
+    if (count == kMaxRunWords) end_run();
+  }
   if (count != 0) end_run();
   if (changed == 0) {
     out->truncate(start);  // nothing changed: no record
@@ -181,7 +195,13 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
 
 size_t merge_diff(std::byte* home, const std::byte* page, const std::byte* twin, size_t page_size) {
   size_t changed = 0;
-  for (size_t off = 0; off < page_size; off += kBlockBytes) {
+  const size_t whole = page_size / kBlockBytes * kBlockBytes;
+  for (size_t off = whole; off + 8 <= page_size; off += 8) {  // words after the last whole block
+    const uint8_t m = nonzero_byte_mask(load_word(page + off) ^ load_word(twin + off));
+    scatter_bytes(home + off, page + off, m);
+    changed += kBitsIn[m];
+  }
+  for (size_t off = 0; off < whole; off += kBlockBytes) {
     const uint64_t bits = block_changes(page + off, twin + off);
     if (bits == 0) continue;
     if (bits == ~uint64_t{0}) {

@@ -171,13 +171,15 @@ std::vector<std::byte> reference_record(uint32_t page_index, const std::vector<s
 // Pages changed in the shapes the scan treats apart: untouched 64-byte
 // blocks, blocks changed whole, words changed in part, runs that cross
 // block boundaries and reach the 256-word limit, in pages of 1 and 2 OS
-// pages. Several records go into one message, as a DIFF carries them, so
+// pages and in sizes that end in part of a block. Several records go into one message, as a DIFF carries them, so
 // room given back by one is reused by the next. The records must be the
 // plain encoder's, byte for byte, and merge_diff must write what applying
 // them writes.
 TEST(Diff, TheScanWritesThePlainRecordForEveryShape) {
   std::mt19937 rng(7);
-  for (const size_t size : {kPage, 2 * kPage}) {
+  // Sizes of no real page too (8, 72, 200 bytes: the format allows any
+  // number of words): the words after the last whole block.
+  for (const size_t size : {kPage, 2 * kPage, size_t{8}, size_t{72}, size_t{200}}) {
     Writer w(MsgType::kDiff);
     std::vector<std::byte> expected;
     for (int trial = 0; trial < 300; ++trial) {
@@ -202,6 +204,8 @@ TEST(Diff, TheScanWritesThePlainRecordForEveryShape) {
             break;
         }
       }
+      for (size_t i = blocks * 64; i < size; ++i)
+        if (rng() % 3 == 0) page[i] ^= std::byte{0x33};
       const auto index = static_cast<uint32_t>(trial);
       const size_t before = w.size();
       const size_t changed = encode_diff(index, page.data(), twin.data(), size, &w);
