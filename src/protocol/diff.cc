@@ -136,13 +136,20 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
     count = 0;
     nbytes = 0;
   };
+  // Adds changed word `w` (byte mask `m`) to the run, which it continues
+  // or, after a gap, replaces.
+  auto add_word = [&](size_t w, uint8_t m) {
+    if (count != 0 && first + count != w) end_run();
+    if (count == 0) first = w;
+    masks[count++] = m;
+    nbytes += gather_bytes(page + w * 8, m, bytes + nbytes);
+    if (count == kMaxRunWords) end_run();  // a long run goes out in pieces
+  };
   for (size_t block = 0; block < words / 8; ++block) {
     const uint64_t bits = block_changes(page + block * kBlockBytes, twin + block * kBlockBytes);
-    if (bits == 0) {
-      if (count != 0) end_run();
-      continue;
-    }
+    if (bits == 0) continue;
     if (bits == ~uint64_t{0} && count + 8 <= kMaxRunWords) {  // every byte changed: one copy
+      if (count != 0 && first + count != block * 8) end_run();
       if (count == 0) first = block * 8;
       std::memset(masks + count, 0xff, 8);
       std::memcpy(bytes + nbytes, page + block * kBlockBytes, kBlockBytes);
@@ -152,35 +159,15 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
       continue;
     }
     // The changed words of the block, bit j for word j (byte j of `bits` is its mask).
-    unsigned changed_words = nonzero_byte_mask(bits);
-    if (count != 0 && (changed_words & 1u) == 0) end_run();  // the run ended with the last block
-    while (changed_words != 0) {
+    for (unsigned changed_words = nonzero_byte_mask(bits); changed_words != 0; changed_words &= changed_words - 1) {
       const auto j = static_cast<size_t>(__builtin_ctz(changed_words));
-      changed_words &= changed_words - 1;
-      const size_t w = block * 8 + j;
-      if (count != 0 && first + count != w) end_run();
-      if (count == 0) first = w;
-      const auto m = static_cast<uint8_t>(bits >> (8 * j));
-      masks[count++] = m;
-      nbytes += gather_bytes(page + w * 8, m, bytes + nbytes);
-      if (count == kMaxRunWords) end_run();  // a long run goes out in pieces
+      add_word(block * 8 + j, static_cast<uint8_t>(bits >> (8 * j)));
     }
-    if (count != 0 && (bits >> 56) == 0) end_run();  // the block's last word is unchanged
   }
   // Words after the last whole block (a page of a size no real page has,
   // but the format allows: any number of words), one at a time.
-  for (size_t w = words / 8 * 8; w < words; ++w) {
-    const uint8_t m = nonzero_byte_mask(load_word(page + w * 8) ^ load_word(twin + w * 8));
-    if (m == 0) {
-      if (count != 0) end_run();
-      continue;
-    }
-    if (count != 0 && first + count != w) end_run();
-    if (count == 0) first = w;
-    masks[count++] = m;
-    nbytes += gather_bytes(page + w * 8, m, bytes + nbytes);
-    if (count == kMaxRunWords) end_run();
-  }
+  for (size_t w = words / 8 * 8; w < words; ++w)
+    if (const uint8_t m = nonzero_byte_mask(load_word(page + w * 8) ^ load_word(twin + w * 8)); m != 0) add_word(w, m);
   if (count != 0) end_run();
   if (changed == 0) {
     out->truncate(start);  // nothing changed: no record

@@ -75,11 +75,11 @@ class Barrier {
   // by page, one notice per page). Returns the merge of every process's
   // notices, sorted by page.
   // `central`: the central form (rank 0 gathers and answers).
-  // `broadcast` (optional, on every process of the barrier alike or on
-  // none): rank 0's bytes for everyone, carried by the rounds as the
-  // notices are (a rank forwards them once it knows them), so a process
-  // leaves the barrier with them at no extra message. In at rank 0
-  // (non-empty), out at the others.
+  // `broadcast` (optional): rank 0's bytes for everyone, carried by the
+  // rounds as the notices are (a rank forwards them once it knows them,
+  // whether it passed `broadcast` or not), so a process leaves the barrier
+  // with them at no extra message. In at rank 0 (non-empty: empty means
+  // none), out at the others (empty if rank 0 passed none).
   std::vector<WriteNotice> run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine,
                                bool central = false, std::vector<std::byte>* broadcast = nullptr);
 

@@ -48,7 +48,7 @@ class SyncClient {
   void lock_reserved(ApiCall call, int index);
   void unlock_reserved(ApiCall call, int index);
   // `broadcast`: rank 0's bytes reach every process with the barrier
-  // (Barrier::run); pass it on every process or on none.
+  // (Barrier::run); a process that passes none still forwards them.
   void barrier(ApiCall call, std::vector<std::byte>* broadcast = nullptr);
   void wait(ApiCall call);
   void cv_set(ApiCall call, int cv);
