@@ -75,3 +75,49 @@ function(scopedsm_add_check_test)
     set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_PROCESSORS})
   endif()
 endfunction()
+
+# Slurm (label slurm; docs/CLUSTER.md): where Debian's Slurm is installed
+# (slurmctld, slurmd, munged, srun, sbatch), tests start a one-machine
+# cluster of their own (tools/slurm_cluster.sh, fixture `slurm`: test
+# slurm.cluster starts it, slurm.cluster_stop stops it) and run through
+# `srun --mpi=<plugin>`: pmix for Open MPI, pmi2 for MPICH. Each MPI build
+# has its own port, so that both builds' clusters can run at once.
+#
+#   scopedsm_add_slurm_test(NAME <name> NP <n> COMMAND <exe> [args...]
+#                           [ENV VAR=value ...] [TIMEOUT <s>] [PASS_REGEX <re>])
+find_program(SCOPEDSM_SRUN srun)
+find_program(SCOPEDSM_SBATCH sbatch)
+find_program(SCOPEDSM_SLURMCTLD slurmctld PATHS /usr/sbin /sbin)
+find_program(SCOPEDSM_SLURMD slurmd PATHS /usr/sbin /sbin)
+find_program(SCOPEDSM_MUNGED munged PATHS /usr/sbin /sbin)
+if(SCOPEDSM_SRUN AND SCOPEDSM_SBATCH AND SCOPEDSM_SLURMCTLD AND SCOPEDSM_SLURMD AND SCOPEDSM_MUNGED)
+  set(SCOPEDSM_SLURM ON)
+else()
+  set(SCOPEDSM_SLURM OFF)
+  message(STATUS "Slurm not found (slurmctld, slurmd, munge, srun): no slurm tests (tools/bootstrap.sh installs it)")
+endif()
+if(SCOPEDSM_MPI_VENDOR STREQUAL "Open MPI")
+  set(SCOPEDSM_SRUN_MPI pmix)
+  set(SCOPEDSM_SLURM_PORT 6817)
+else()
+  set(SCOPEDSM_SRUN_MPI pmi2)
+  set(SCOPEDSM_SLURM_PORT 6827)
+endif()
+set(SCOPEDSM_SLURM_DIR /tmp/scopedsm-slurm-${SCOPEDSM_SLURM_PORT})
+set(SCOPEDSM_SLURM_ENV SLURM_CONF=${SCOPEDSM_SLURM_DIR}/slurm.conf)
+
+function(scopedsm_add_slurm_test)
+  cmake_parse_arguments(T "" "NAME;NP;TIMEOUT;PASS_REGEX" "COMMAND;ENV" ${ARGN})
+  if(NOT SCOPEDSM_SLURM)
+    return()
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${SCOPEDSM_SRUN} --mpi=${SCOPEDSM_SRUN_MPI} -n ${T_NP} --kill-on-bad-exit=1 ${T_COMMAND})
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS slurm FIXTURES_REQUIRED slurm PROCESSORS 2
+                       ENVIRONMENT "${SCOPEDSM_TEST_ENV};${SCOPEDSM_SLURM_ENV};${T_ENV}")
+  if(T_PASS_REGEX)
+    set_tests_properties(${T_NAME} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+  endif()
+endfunction()

@@ -4,7 +4,8 @@
 # CMake, Ninja, Open MPI, GoogleTest, nlohmann-json, Python 3 with matplotlib
 # (reports), clang (fuzzing), make and pkg-config (the external-project
 # test), iproute2 and util-linux's unshare (scopedsm run --hosts and its
-# tests). Safe to re-run.
+# tests), Slurm and munge (the slurm tests' one-machine cluster). Safe to
+# re-run.
 set -euo pipefail
 
 need=()
@@ -26,6 +27,11 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkgconf)
 # (namespaced hosts: ip netns, veth and bridge links; unshare for a hostname per host)
 command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need+=(iproute2)
 command -v unshare >/dev/null 2>&1 || need+=(util-linux)
+# (Slurm: the slurm tests start a one-machine cluster of their own, tools/slurm_cluster.sh)
+command -v srun >/dev/null 2>&1 || need+=(slurm-client)
+[ -x /usr/sbin/slurmctld ] || need+=(slurmctld)
+[ -x /usr/sbin/slurmd ] || need+=(slurmd)
+[ -x /usr/sbin/munged ] || need+=(munge)
 
 
 if ((${#need[@]})); then

@@ -18,7 +18,7 @@
 #               fortran, ooc, compat (no applications or benchmarks are
 #               built; -O1 -g1); node sharing off: mpi at 1 and 2 processes
 #   --mpich     mpi, death, model, coherence_unit, apps, install, hosts,
-#               omp; node sharing off: mpi at 1 and 2 processes
+#               omp, slurm; node sharing off: mpi at 1 and 2 processes
 # Label coherence_unit (units of several OS pages) sets its node mode per
 # test, so it runs once. SCOPEDSM_TEST_JOBS sets CTest's slots (default 4:
 # two multi-process tests at once).
@@ -27,7 +27,10 @@
 # network-namespace hosts of 2 processes (scopedsm run --hosts; skipped
 # where namespaces cannot be made; with MPICH too), and label scale (the
 # synchronization traffic at 8 and 16 processes, the core suite at 16 and
-# 32; left out under the sanitizers for time).
+# 32; left out under the sanitizers for time), and label slurm (a
+# one-machine Slurm cluster of the tests' own: the core suite, litmus,
+# OpenMP, Fortran and the applications through srun; batch jobs, failures,
+# scancel and time limits; with MPICH too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap.sh
@@ -80,7 +83,7 @@ case "$mode" in
     fi
     flags+=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich
             -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DSCOPEDSM_BUILD_BENCH=OFF)
-    labels="mpi|death|model|coherence_unit|apps|install|hosts|^omp$"
+    labels="mpi|death|model|coherence_unit|apps|install|hosts|^omp$|slurm"
     exclude="broken|[.]fault[.]"
     off_labels="mpi"
     off_exclude="broken|[.]np[34]"

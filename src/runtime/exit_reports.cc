@@ -99,7 +99,7 @@ RunInfo ExitReports::run_info() const {
 
 void ExitReports::write_statistics(const std::vector<StatsRecord>& records) const {
   if (config_->summary) {
-    const std::string table = format_summary(records);
+    const std::string table = format_summary(records, hosts_);
     std::fputs(table.c_str(), stderr);
     std::fflush(stderr);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "stats/json_text.h"
@@ -105,9 +106,37 @@ bool net_modelled(const StatsRecord& r) {
   return r.get("net_msgs") + r.get("net_one_sided") + r.get("net_interrupts") != 0;
 }
 
+// "nodes: vm (ranks 0-1), w2 (ranks 2, 5)\n": each node's host (its first
+// rank's) and ranks, in node order, the first kSummaryNodes of them.
+std::string nodes_line(const std::vector<StatsRecord>& records, const std::vector<std::string>& hosts) {
+  std::map<uint64_t, std::vector<int>> ranks;  // node -> its ranks, ascending
+  for (const auto& r : records) ranks[r.get("node")].push_back(r.rank);
+  std::string out = "nodes:";
+  size_t shown = 0;
+  for (auto& [node, list] : ranks) {
+    if (shown == kSummaryNodes) {
+      out += " and " + std::to_string(ranks.size() - shown) + " more (the statistics file lists every node)";
+      break;
+    }
+    std::sort(list.begin(), list.end());
+    const auto first = static_cast<size_t>(list.front());
+    out += std::string(shown == 0 ? " " : ", ") + (first < hosts.size() ? hosts[first] : std::string("?"));
+    out += list.size() == 1 ? " (rank " : " (ranks ";
+    const bool contiguous = list.back() - list.front() + 1 == static_cast<int>(list.size());
+    if (contiguous && list.size() > 2) {
+      out += std::to_string(list.front()) + "-" + std::to_string(list.back());
+    } else {
+      for (size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + std::to_string(list[i]);
+    }
+    out += ")";
+    ++shown;
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
-std::string format_summary(const std::vector<StatsRecord>& records) {
+std::string format_summary(const std::vector<StatsRecord>& records, const std::vector<std::string>& hosts) {
   std::ostringstream os;
   char line[512];
   os << "ScopeDSM statistics (measured region; times in seconds)\n";
@@ -185,6 +214,7 @@ std::string format_summary(const std::vector<StatsRecord>& records) {
                   records.size(), records.size() == 1 ? "" : "es", static_cast<unsigned long long>(nodes), nodes == 1 ? "" : "s", static_cast<unsigned long long>(most),
                   shared ? "node peers copy pages from each other's memory; " : "", across);
     os << line;
+    if (!hosts.empty()) os << nodes_line(records, hosts);
   }
   return os.str();
 }

@@ -33,8 +33,11 @@ struct RunInfo {
   std::vector<std::pair<std::string, std::string>> config;  // config_settings()
 };
 
-// Rank 0's outputs from every rank's record.
-std::string format_summary(const std::vector<StatsRecord>& records);
+// Rank 0's outputs from every rank's record. With `hosts` (by rank, as
+// RunInfo::hosts), a last line names each node's host and ranks: the first
+// kSummaryNodes nodes, then how many more (the statistics file lists all).
+constexpr size_t kSummaryNodes = 8;
+std::string format_summary(const std::vector<StatsRecord>& records, const std::vector<std::string>& hosts = {});
 // The statistics file (SCOPEDSM_STATS_FILE); docs/CONFIG.md describes it.
 std::string format_json(const std::vector<StatsRecord>& records, const RunInfo& run);
 // One rank's object of the file's "ranks" list (scopedsm_stats_json).

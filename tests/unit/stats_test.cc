@@ -28,6 +28,32 @@ TEST(StatsSummary, NamesTheNodeLayout) {
   EXPECT_NE(rma.find("at most 1 per node; pages of other nodes are read one-sided (MPI_Get)"), std::string::npos) << rma;
 }
 
+// With the hosts, the summary's last line names each node's host and ranks
+// (a launcher such as Slurm's puts ranks on nodes its own way); beyond
+// kSummaryNodes nodes it says how many more.
+TEST(StatsSummary, NamesEachNodesHostAndRanks) {
+  auto on = [](int rank, uint64_t node) {
+    StatsRecord r = record(rank, 2, 2, 1);
+    r.values[1].second = node;
+    return r;
+  };
+  const std::string two = format_summary({on(0, 0), on(1, 1), on(2, 0), on(3, 1)}, {"n1", "n2", "n1", "n2"});
+  EXPECT_NE(two.find("\nnodes: n1 (ranks 0, 2), n2 (ranks 1, 3)\n"), std::string::npos) << two;
+  const std::string block = format_summary({on(0, 0), on(1, 0), on(2, 0), on(3, 1)}, {"a", "a", "a", "b"});
+  EXPECT_NE(block.find("\nnodes: a (ranks 0-2), b (rank 3)\n"), std::string::npos) << block;
+  std::vector<StatsRecord> many;
+  std::vector<std::string> hosts;
+  for (int r = 0; r < 10; ++r) {
+    many.push_back(on(r, static_cast<uint64_t>(r)));
+    hosts.push_back("h" + std::to_string(r));
+  }
+  const std::string ten = format_summary(many, hosts);
+  EXPECT_NE(ten.find("h7 (rank 7) and 2 more (the statistics file lists every node)\n"), std::string::npos) << ten;
+  EXPECT_EQ(ten.find("h8"), std::string::npos) << ten;
+  // Without hosts (the fuzzer's records, say) there is no such line.
+  EXPECT_EQ(format_summary({on(0, 0)}).find("nodes:"), std::string::npos);
+}
+
 // One process is "1 process", not "1 processes".
 TEST(StatsSummary, CountsProcessesInTheSingular) {
   std::string one = format_summary({record(0, 1, 1, 0)});

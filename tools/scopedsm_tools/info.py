@@ -67,6 +67,29 @@ def launch_preview(config, nprocs=4):
     return launcher, vendor, " ".join(shlex.quote(c) for c in cmd)
 
 
+def srun_mpi_plugin(vendor):
+    """The `srun --mpi=` plugin that starts this build's MPI library: PMIx for
+    Open MPI, PMI-2 for MPICH (docs/CLUSTER.md)."""
+    return "pmix" if vendor == "Open MPI" else "pmi2"
+
+
+def slurm_info(vendor, environ=None, which=None):
+    """What `scopedsm info` says about Slurm: srun's path (or None), the
+    command that starts 4 processes of this build, and the allocation this
+    shell is in (None outside a Slurm job): its job id, nodes and tasks as
+    Slurm's variables name them."""
+    import shutil
+    environ = os.environ if environ is None else environ
+    srun = (which or shutil.which)("srun")
+    plugin = srun_mpi_plugin(vendor)
+    job = None
+    if environ.get("SLURM_JOB_ID"):
+        job = {"job_id": environ.get("SLURM_JOB_ID"),
+               "nodes": environ.get("SLURM_JOB_NODELIST") or environ.get("SLURM_NODELIST") or "?",
+               "tasks": environ.get("SLURM_NTASKS") or "?"}
+    return {"srun": srun, "mpi_plugin": plugin, "command": f"srun --mpi={plugin} -n 4 PROGRAM", "allocation": job}
+
+
 USAGE = "usage: scopedsm info [--json | --variables]"
 
 
@@ -100,7 +123,8 @@ def main(argv, config):
     elif as_json:
         print(json.dumps({"describe": fields, "variables": [
             {"name": n, "value": v, "default": d} for n, v, d in variables],
-            "launcher": {"path": launcher, "vendor": vendor, "command": preview}, "build": config}, indent=2))
+            "launcher": {"path": launcher, "vendor": vendor, "command": preview},
+            "slurm": slurm_info(vendor), "build": config}, indent=2))
     else:
         print_text(config, fields, variables, launcher, vendor, preview)
     if rc != 0:
@@ -142,6 +166,13 @@ def print_text(config, fields, variables, launcher, vendor, preview):
     row("MPI standard", fields.get("mpi_standard", "?"))
     row("launcher", f"{launcher} ({vendor})" if launcher else "none")
     row("run -n 4 starts", preview)
+    slurm = slurm_info(vendor)
+    print("Slurm")
+    row("srun", slurm["srun"] or "not found")
+    row("starts 4 with", slurm["command"])
+    job = slurm["allocation"]
+    row("allocation", f"job {job['job_id']}: nodes {job['nodes']}, {job['tasks']} tasks" if job
+        else "none (not inside a Slurm job)")
     print("Configuration (SCOPEDSM_* environment variables)")
     if "config" in fields:
         row("effective", fields["config"])

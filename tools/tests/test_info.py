@@ -72,3 +72,20 @@ class BuildLineTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SlurmTest(unittest.TestCase):
+    """info.slurm_info: srun's plugin for each MPI library, and the
+    allocation Slurm's variables describe."""
+
+    def test_plugin_for_each_mpi(self):
+        self.assertEqual(info.slurm_info("Open MPI", {}, lambda _: "/usr/bin/srun")["command"],
+                         "srun --mpi=pmix -n 4 PROGRAM")
+        self.assertEqual(info.slurm_info("MPICH", {}, lambda _: None)["mpi_plugin"], "pmi2")
+
+    def test_outside_and_inside_an_allocation(self):
+        self.assertIsNone(info.slurm_info("Open MPI", {}, lambda _: None)["allocation"])
+        inside = info.slurm_info("Open MPI", {"SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": "n[1-2]",
+                                              "SLURM_NTASKS": "8"}, lambda _: "/usr/bin/srun")
+        self.assertEqual(inside["allocation"], {"job_id": "42", "nodes": "n[1-2]", "tasks": "8"})
+        self.assertEqual(inside["srun"], "/usr/bin/srun")
