@@ -20,6 +20,15 @@ cancellation and time limits, on the cluster tools/slurm_cluster.sh starts
       the same job with a time limit of one minute: Slurm ends it at the
       limit (TIMEOUT), and no process is left.
 
+  slurm_check.py hosts MPI_PLUGIN PORT PROGRAM [ARGS...]
+      a Slurm cluster of 2 nodes on namespaced hosts (scopedsm run --hosts's
+      namespaces: each host a network namespace with its own hostname and
+      slurmd, the controller on the bridge; port PORT and PORT + 1):
+      `srun -N 2 --ntasks-per-node=2` runs PROGRAM on both, its statistics
+      show 2 nodes named after the hosts, its pages cross the hosts' links,
+      and nothing is left. Exits 77 (skipped) where namespaces cannot be
+      made (not root).
+
 Every check prints "ok" or "FAIL"; the exit status is 1 if any failed.
 """
 import os
@@ -28,6 +37,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from scopedsm_tools import hosts  # noqa: E402
 
 failures = []
 
@@ -180,8 +192,117 @@ def ends_by_slurm(plugin, victim, tmp, how):
         subprocess.run(["scancel", job], check=False)
 
 
+def start_cluster(d, port, nodes, controller, node_addr, enter):
+    """Starts munged, slurmctld and a slurmd per node name in `nodes`
+    (`enter(i)`: the command prefix that runs node i's slurmd in its host);
+    returns the environment that reaches the cluster, or None."""
+    os.makedirs(os.path.join(d, "munge"), mode=0o700, exist_ok=True)
+    key = os.path.join(d, "munge", "munge.key")
+    with open(key, "wb") as f:
+        f.write(os.urandom(1024))
+    os.chmod(key, 0o400)
+    subprocess.run(["munged", "--force", f"--key-file={key}", f"--socket={d}/munge/socket",
+                    f"--pid-file={d}/munged.pid", f"--log-file={d}/munged.log", f"--seed-file={d}/munge/seed"],
+                   check=True)
+    lines = [f"NodeName={n} NodeAddr={node_addr(i)} CPUs=4 Port={port + 1} State=UNKNOWN" for i, n in enumerate(nodes)]
+    user = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+    conf = "\n".join([
+        "ClusterName=scopedsmhosts", f"SlurmctldHost={controller}", f"SlurmUser={user}", f"SlurmdUser={user}",
+        "AuthType=auth/munge", "CredType=cred/munge", f"AuthInfo=socket={d}/munge/socket",
+        f"StateSaveLocation={d}/state", f"SlurmdSpoolDir={d}/spool-%n", f"TmpFS={d}/tmp-%n",
+        f"SlurmctldPidFile={d}/slurmctld.pid", f"SlurmdPidFile={d}/slurmd-%n.pid",
+        f"SlurmctldLogFile={d}/slurmctld.log", f"SlurmdLogFile={d}/slurmd-%n.log", f"SlurmctldPort={port}",
+        "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "SwitchType=switch/none", "MpiDefault=none",
+        "SchedulerType=sched/backfill", "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
+        "SlurmdParameters=config_overrides", "ReturnToService=2", "JobAcctGatherType=jobacct_gather/none",
+        "AccountingStorageType=accounting_storage/none", *lines,
+        "PartitionName=hosts Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4", ""])
+    os.makedirs(os.path.join(d, "state"), exist_ok=True)
+    with open(os.path.join(d, "slurm.conf"), "w") as f:
+        f.write(conf)
+    env = dict(os.environ, SLURM_CONF=os.path.join(d, "slurm.conf"))
+    subprocess.run(["slurmctld", "-i"], env=env, check=True)
+    for i, n in enumerate(nodes):
+        for sub in ("spool", "tmp"):
+            os.makedirs(os.path.join(d, f"{sub}-{n}"), exist_ok=True)
+        subprocess.run([*enter(i), "sh", "-c", f'hostname "{n}" && exec slurmd -N "{n}"'], env=env, check=True)
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        states = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %t"], env=env, capture_output=True,
+                                text=True).stdout.split()
+        if sum(1 for st in states[1::2] if st in ("idle", "mix")) == len(nodes):
+            return env
+        time.sleep(0.2)
+    return None
+
+
+def stop_cluster(d, nodes):
+    pids = [os.path.join(d, f) for f in ["slurmctld.pid", "munged.pid"] + [f"slurmd-{n}.pid" for n in nodes]]
+    for path in pids:
+        try:
+            with open(path) as f:
+                os.kill(int(f.read().split()[0]), 15)
+        except (OSError, ValueError, IndexError):
+            pass
+    time.sleep(0.5)
+
+
+def on_hosts(plugin, port, program, args, tmp):
+    if os.geteuid() != 0:
+        print("skipped: namespaced hosts need root")
+        return 77
+    names = [hosts.hostname(i) for i in range(2)]
+    try:
+        h = hosts.Hosts(2)
+        h.__enter__()
+    except hosts.HostsError as e:
+        print(f"skipped: {e}")
+        return 77
+    net = h.subnet.rsplit(".", 1)[0]
+    controller = f"{os.uname().nodename.split('.')[0]}({net}.254)"
+    try:
+        env = start_cluster(tmp, port, names, controller, lambda i: f"{net}.{i + 1}",
+                            lambda i: ["nsenter", f"--net=/run/netns/{hosts.namespace(h.pid, i)}", "unshare", "--uts"])
+        check(env is not None, "a slurmd on each of 2 namespaced hosts joins the cluster")
+        if env is None:
+            return 1
+        # Each host's processes reach the others' by TCP on the hosts' subnet.
+        env = hosts.Hosts.environment(env)
+        env.update(SCOPEDSM_SUMMARY="on", OMPI_MCA_pml="ob1", OMPI_MCA_btl="tcp,self,vader",
+                   OMPI_MCA_btl_tcp_if_include=h.subnet, OMPI_MCA_oob_tcp_if_include=h.subnet)
+        before = link_bytes(h)
+        run = subprocess.run(["srun", f"--mpi={plugin}", "-N", "2", "--ntasks-per-node=2", program, *args], env=env,
+                             capture_output=True, text=True, timeout=240)
+        crossed = link_bytes(h) - before
+        text = run.stdout + run.stderr
+        check(run.returncode == 0, f"srun -N 2 runs the program on both hosts (status {run.returncode})")
+        check(re.search(r"^layout: 4 processes on 2 nodes, at most 2 per node", text, re.M) is not None,
+              "its statistics show 4 processes on 2 nodes")
+        check(re.search(rf"^nodes: {names[0]} \(ranks 0, 1\), {names[1]} \(ranks 2, 3\)$", text, re.M) is not None,
+              "and name each host and its ranks")
+        check(crossed > 64 * 1024, f"its traffic crossed the hosts' links ({crossed} bytes)")
+        if failures:
+            print(text[-6000:])
+    finally:
+        stop_cluster(tmp, names)
+        h.__exit__(None, None, None)
+    return 0
+
+
+def link_bytes(h):
+    total = 0
+    for i in range(h.count):
+        for what in ("rx_bytes", "tx_bytes"):
+            try:
+                with open(f"/sys/class/net/{hosts.veth(h.pid, i)}/statistics/{what}") as f:
+                    total += int(f.read())
+            except (OSError, ValueError):
+                pass
+    return total
+
+
 def main(argv):
-    if len(argv) < 3 or "SLURM_CONF" not in os.environ:
+    if len(argv) < 3 or ("SLURM_CONF" not in os.environ and argv[1] != "hosts"):
         print(__doc__, file=sys.stderr)
         return 2
     what, plugin = argv[1], argv[2]
@@ -193,6 +314,10 @@ def main(argv):
             fail(plugin, argv[3], argv[4], tmp)
         elif what in ("cancel", "timelimit"):
             ends_by_slurm(plugin, argv[3], tmp, what)
+        elif what == "hosts":
+            rc = on_hosts(plugin, int(argv[3]), argv[4], argv[5:], tmp)
+            if rc == 77:
+                return 77
         else:
             print(__doc__, file=sys.stderr)
             return 2
