@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace bench {
@@ -38,5 +39,22 @@ long mpi_eager_limit();
 // MPI_Get + MPI_Win_flush under one MPI_Win_lock_all. Collective over
 // MPI_COMM_WORLD. Microseconds per read, on the origin.
 std::vector<double> mpi_gets(int origin, int target, size_t bytes, size_t reps, size_t warmup);
+
+// Collective. Seconds from the earliest rank's `start_ns` to the latest
+// rank's `end_ns` (now_ns() values: one clock for the ranks of a machine):
+// the wall time a phase took, even when oversubscribed ranks ran it one
+// after another.
+double wall_span_s(uint64_t start_ns, uint64_t end_ns);
+
+// Collective. The contended-lock baseline: a spin lock of MPI atomics on a
+// window at rank `home` (MPI_Compare_and_swap until it takes the word,
+// MPI_Fetch_and_op to add 1 to a counter beside it, MPI_Fetch_and_op with
+// MPI_REPLACE to release; each flushed), every rank taking it `iters` times
+// per round. Returns, on rank 0, each round's acquisitions per second (all
+// ranks' over the round's wall_span_s), after `warmup` untimed ones per
+// rank; ends the job if the counter is not exact. The window is shared
+// memory (MPI_Win_allocate_shared): when the ranks are not all on one node,
+// nothing is measured and every rank gets an empty vector.
+std::vector<double> mpi_spin_lock_rates(int home, size_t iters, size_t rounds, size_t warmup);
 
 }  // namespace bench
