@@ -68,6 +68,7 @@ enum class TestFault : uint64_t {
   kInterposeDirect = 1u << 31,   // interposed calls (read, write, fwrite, MPI_Send, ...) go straight to the real functions: EFAULT, short counts, failed single-copy transfers
   kReliefInTransition = 1ull << 32,  // map-pressure relief runs inside the transition that meets the budget, over pinned pages too: lost slots, EFAULT
   kStaleBroadcast = 1ull << 33,      // rank 0's barrier broadcast repeats its previous one: an OpenMP region starts with the last region's record
+  kNoPeerWatch = 1ull << 40,         // no process watches the job's others on its machine: a death the launcher misses is a hang
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -92,6 +93,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kNoSteal, "no-steal"},
     {TestFault::kStaleIncarnation, "stale-incarnation"},
     {TestFault::kAtomicTorn, "atomic-torn"},
+    {TestFault::kNoPeerWatch, "no-peer-watch"},
     {TestFault::kNextTouchStale, "next-touch-stale"},
     {TestFault::kNoTaskMigration, "no-task-migration"},
     {TestFault::kUnitFirstPageOnly, "unit-first-page-only"},

@@ -386,6 +386,8 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   std::atexit(finalize_at_exit);
 
   state_->transport.set_idle_work([this] { return service_->serve_pending(); });
+  state_->peers.init(state_->transport.comm(), rank, size);
+  if ((cfg.test_faults & static_cast<uint64_t>(TestFault::kNoPeerWatch)) == 0) service_->watch_peers(&state_->peers);
   service_->start(cfg.service_slice_us * 1000);
   MPI_Barrier(MPI_COMM_WORLD);
   load_ = std::make_unique<LoadBalancer>(size, rank);

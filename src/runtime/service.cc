@@ -80,6 +80,7 @@ void Service::serve(const Incoming& in, Reader* r) {
   if constexpr (std::is_same_v<M, ShutdownMsg>) {
     // MPI keeps each sender's messages in order, so once every process's
     // shutdown is here, nothing else addressed to us is still on its way.
+    if (peers_ != nullptr) peers_->finished(in.source);
     shutdowns_.fetch_add(1, std::memory_order_acq_rel);
     return;  // not a request served
   } else if constexpr (Serves<HomeServer, M>) {
@@ -151,6 +152,17 @@ void Service::check_stalls() {
   locks_.check_stalls(at, stall);
 }
 
+void Service::check_peers(uint64_t now) {
+  if (peers_ == nullptr || now < next_peer_check_ns_) return;
+  next_peer_check_ns_ = now + 250'000'000;
+  const int dead = peers_->dead_peer(now, kPeerDeathGraceNs);
+  if (dead < 0) return;
+  fatal("rank %d (pid %ld, on this machine) has ended without finishing the job (killed, crashed or lost), and the "
+        "launcher has not ended the job %.0f s later; ScopeDSM ends it (under srun with MPICH, --kill-on-bad-exit=1 "
+        "ends such a job at once)",
+        dead, peers_->pid_of(dead), static_cast<double>(kPeerDeathGraceNs) / 1e9);
+}
+
 void Service::run() {
   Transport& t = *p_.transport;
   const uint64_t spin_ns = std::max<uint64_t>(spin_us_ * 1000, Transport::kSpinAfterWakeNs);
@@ -163,6 +175,7 @@ void Service::run() {
     if (t.progress_sends()) did = true;
     check_stalls();
     const uint64_t now = now_ns();
+    check_peers(now);
     if (did) {
       last_activity = now;
       last_poll = 0;

@@ -21,6 +21,7 @@
 #include "memory/region.h"
 #include "protocol/home_server.h"
 #include "stats/stats.h"
+#include "transport/peer_watch.h"
 #include "sync/parts.h"
 #include "sync/condvar_manager.h"
 #include "sync/deadlock_watch.h"
@@ -62,6 +63,13 @@ class Service {
   // DeadlockWatch, as its messages arrive.)
   void check_stalls();
 
+  // Ends the job when a process of it on this machine has died and its
+  // launcher has not ended the job within kPeerDeathGraceNs
+  // (transport/peer_watch.h). Set before start(); `peers` outlives the
+  // service.
+  void watch_peers(PeerWatch* peers) { peers_ = peers; }
+  static constexpr uint64_t kPeerDeathGraceNs = 3'000'000'000;
+
   // For the application thread's direct use of the locks and the home
   // server here (SyncClient::ServeHere): the lock manager, the home server
   // and the mutex whichever thread serves holds, which guards them.
@@ -96,6 +104,10 @@ class Service {
   std::atomic<int> shutdowns_{0};
   std::atomic<bool> held_{false};  // hold(); set and cleared by the application thread
   uint64_t next_stall_check_ns_ = 0;
+  PeerWatch* peers_ = nullptr;  // service thread (finished(): any thread, atomic)
+  uint64_t next_peer_check_ns_ = 0;
+  // The service thread, at most four times a second: a dead peer's report.
+  void check_peers(uint64_t now);
 };
 
 }  // namespace scopedsm

@@ -30,6 +30,7 @@
 #include "stats/stats.h"
 #include "protocol/lock_stack.h"
 #include "transport/node.h"
+#include "transport/peer_watch.h"
 #include "transport/rma.h"
 #include "transport/transport.h"
 
@@ -42,6 +43,7 @@ struct RuntimeState {
   int rank = 0;
   int size = 1;
   NodeTopology node;
+  PeerWatch peers;  // the job's processes on this machine, watched for deaths (service thread)
   Transport transport;
   RmaWindows rma;  // active only when pages homed on other nodes are read one-sided
   Region region;
