@@ -8,11 +8,12 @@ CASE is one of
              killed (SIGKILL) in the middle of an iteration at a random rank
              and iteration, restarted and killed again later, restarted
              again, and must finish with exactly the reference result
-             (grid and registered private sums); the same with a rank killed
-             once its checkpoint files are written (the rendezvous never
-             completes) and with rank 0 killed once the new manifest is
-             written but not yet renamed: both must restart from the
-             checkpoint before
+             (grid and registered private sums), each restart resuming at
+             the expected checkpoint and iteration
+  kill-checkpoint  the same with a rank killed once its checkpoint files
+             are written (the rendezvous never completes) and with rank 0
+             killed once the new manifest is written but not yet renamed:
+             both must restart from the checkpoint before
   damaged    a complete checkpoint, damaged: a truncated data file, a
              flipped byte in a data file, in an index file and in the
              manifest, a missing manifest, and a restart with another
@@ -92,16 +93,20 @@ def restart_and_check(scopedsm, np, program, env, ckpt, want_seq, reference, wha
     return p
 
 
-def case_kill(scopedsm, np, program, env, work, rng):
+def reference_run(scopedsm, np, program, env, work):
     ref_env = dict(env, SCOPEDSM_CHECKPOINT_DIR=os.path.join(work, "reference"))
     p, _ = run(scopedsm, np, program, [N, ITERS, K], ref_env)
     expect(p.returncode == 0 and result_of(p), "the uninterrupted run failed", p)
-    reference = result_of(p)
-    iters, k = int(ITERS), int(K)
+    return result_of(p)
 
-    # Mid-iteration: killed at iteration i1 (after at least one checkpoint),
-    # restarted, killed again at i2 > the checkpoint it restarted from,
-    # restarted again.
+
+def case_kill(scopedsm, np, program, env, work, rng):
+    """Killed at iteration i1 (after at least one checkpoint), restarted,
+    killed again at i2 (after the restart's first checkpoint), restarted
+    again: the second restart continues incremental generations written on
+    top of the first restart's."""
+    reference = reference_run(scopedsm, np, program, env, work)
+    iters, k = int(ITERS), int(K)
     ckpt = os.path.join(work, "mid")
     e = dict(env, SCOPEDSM_CHECKPOINT_DIR=ckpt)
     r1, i1 = rng.randrange(np), rng.randrange(k + 1, iters - k)
@@ -114,8 +119,13 @@ def case_kill(scopedsm, np, program, env, work, rng):
     restart_and_check(scopedsm, np, program, e, ckpt, s2, reference,
                       f"kill rank {r1} in iteration {i1}, then rank {r2} in iteration {i2}")
 
-    # Mid-checkpoint: a rank's files written, the rendezvous not reached.
-    seq = rng.randrange(2, iters // k + 1)
+
+def case_kill_checkpoint(scopedsm, np, program, env, work, rng):
+    """Killed in the middle of checkpoint `seq`: a rank once its files are
+    written (the rendezvous never completes), and rank 0 once the new
+    manifest is written but not renamed. Both restart from seq - 1."""
+    reference = reference_run(scopedsm, np, program, env, work)
+    seq = rng.randrange(2, int(ITERS) // int(K) + 1)
     victim = rng.randrange(np)
     ckpt = os.path.join(work, "written")
     e = dict(env, SCOPEDSM_CHECKPOINT_DIR=ckpt, SCOPEDSM_TEST_CHECKPOINT_KILL=f"{victim}:{seq}:written")
@@ -124,7 +134,6 @@ def case_kill(scopedsm, np, program, env, work, rng):
     restart_and_check(scopedsm, np, program, e, ckpt, seq - 1, reference,
                       f"kill rank {victim} in checkpoint {seq} (files written)")
 
-    # Mid-checkpoint: rank 0's new manifest written, not renamed.
     ckpt = os.path.join(work, "manifest")
     e = dict(env, SCOPEDSM_CHECKPOINT_DIR=ckpt, SCOPEDSM_TEST_CHECKPOINT_KILL=f"0:{seq}:manifest")
     killed_run(scopedsm, np, program, e, [], f"kill rank 0 in checkpoint {seq} (manifest written, not renamed)")
@@ -205,7 +214,8 @@ def main(argv):
     env = dict(os.environ)
     work = tempfile.mkdtemp(prefix="scopedsm-ckpt-")
     try:
-        {"kill": case_kill, "damaged": case_damaged, "skip-changed": case_skip_changed}[case](
+        {"kill": case_kill, "kill-checkpoint": case_kill_checkpoint, "damaged": case_damaged,
+         "skip-changed": case_skip_changed}[case](
             scopedsm, np, program, env, work, rng)
     except Failure as e:
         print(f"FAILED: {e}")
