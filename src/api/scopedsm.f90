@@ -114,6 +114,23 @@ module scopedsm
   ! The library's entry points: the C API's own (include/scopedsm.h) where
   ! Fortran can call it as it is, the module's (src/api/fortran_api.cc)
   ! for initialization, allocation and errors.
+  ! The `bytes` bytes of `a` (a scalar or an array) are saved with every
+  ! checkpoint and, on a restart, restored by this call: register after
+  ! giving `a` its initial value (scopedsm_checkpoint_register in scopedsm.h). E.g.
+  !   call scopedsm_checkpoint_register(iter, 8_c_size_t)
+  interface scopedsm_checkpoint_register
+    subroutine scopedsm_checkpoint_register_scalar(a, bytes) bind(c, name="scopedsm_checkpoint_register")
+      import :: c_size_t
+      type(*), intent(inout) :: a
+      integer(c_size_t), value :: bytes
+    end subroutine
+    subroutine scopedsm_checkpoint_register_array(a, bytes) bind(c, name="scopedsm_checkpoint_register")
+      import :: c_size_t
+      type(*), dimension(*), intent(inout) :: a
+      integer(c_size_t), value :: bytes
+    end subroutine
+  end interface
+
   interface
     subroutine scopedsm_init() bind(c, name="scopedsm_f_init")
     end subroutine
@@ -144,15 +161,6 @@ module scopedsm
     ! Collective: a checkpoint of the shared space and the registered
     ! buffers (scopedsm_checkpoint in scopedsm.h); a barrier.
     subroutine scopedsm_checkpoint() bind(c, name="scopedsm_checkpoint")
-    end subroutine
-    ! The `bytes` bytes of `a` (an array, or a scalar) are saved with every
-    ! checkpoint and, on a restart, restored by this call: register after
-    ! giving `a` its initial value. E.g.
-    !   call scopedsm_checkpoint_register(iter, 8_c_size_t)
-    subroutine scopedsm_checkpoint_register(a, bytes) bind(c, name="scopedsm_checkpoint_register")
-      import :: c_size_t
-      type(*), dimension(*), intent(inout) :: a
-      integer(c_size_t), value :: bytes
     end subroutine
     ! The sequence number of the checkpoint this run restarted from; 0 on a fresh start.
     integer(c_long_long) function scopedsm_restarted() bind(c, name="scopedsm_restarted")
