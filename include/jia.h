@@ -116,6 +116,13 @@ void jia_setcv(int cv);
 void jia_resetcv(int cv);
 void jia_waitcv(int cv);
 
+/* Checkpoints, not in JIAJIA 2.1: scopedsm_checkpoint (see scopedsm.h)
+ * under a JIAJIA-style name. Collective; a barrier. jia_checkpoint_register
+ * and jia_restarted are scopedsm_checkpoint_register and scopedsm_restarted. */
+void jia_checkpoint(void);
+void jia_checkpoint_register(void *addr, long len);
+long long jia_restarted(void);
+
 /* Re-homing on next touch, not in JIAJIA 2.1: scopedsm_next_touch (see
  * scopedsm.h) under a JIAJIA-style name. Collective. */
 void jia_nexttouch(void *addr, long len);

@@ -105,6 +105,28 @@ void scopedsm_cv_set(int cv);
 void scopedsm_cv_reset(int cv);
 void scopedsm_cv_wait(int cv);
 
+/* Checkpoints and restart (docs/RELIABILITY.md, "Checkpoints").
+ * scopedsm_checkpoint is collective and a barrier: after it, every process
+ * saves the pages homed at it and the buffers registered with
+ * scopedsm_checkpoint_register into a new generation under
+ * SCOPEDSM_CHECKPOINT_DIR (default: <program>.checkpoint in the current
+ * directory), which becomes current once every process has written it.
+ * After the first, a checkpoint writes only the pages changed since the last.
+ * A job started with SCOPEDSM_RESTART=DIR (scopedsm run --restart DIR), with
+ * the same number of processes, starts from the last complete checkpoint in
+ * DIR: scopedsm_init loads it (or ends the job naming a missing, truncated or
+ * damaged file), the program's allocations, made again in the same order,
+ * hold what they held, and scopedsm_restarted() returns the checkpoint's
+ * sequence number (1, 2, ...; 0 on a fresh start) so that the program can
+ * skip to where it was. scopedsm_checkpoint_register(addr, len) saves the
+ * private bytes [addr, addr+len) with every checkpoint; on a restart the
+ * n-th registration restores what the n-th saved (register after giving the
+ * variable its initial value). Not saved: other private memory, open files,
+ * MPI state. Inside a critical section it is an error, as a barrier is. */
+void scopedsm_checkpoint(void);
+void scopedsm_checkpoint_register(void *addr, size_t len);
+long long scopedsm_restarted(void);
+
 /* DOALL loops (docs/SCHEDULING.md). The processes share out the iterations
  * [begin, end) in chunks, each asking for its next chunk until none is left:
  *

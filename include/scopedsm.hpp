@@ -37,6 +37,9 @@ double scopedsm_cxx_time(void);
 void scopedsm_cxx_barrier(void);
 void scopedsm_cxx_next_touch(const void* addr, size_t len);
 void scopedsm_cxx_wait(void);
+void scopedsm_cxx_checkpoint(void);
+void scopedsm_cxx_checkpoint_register(void* addr, size_t len);
+long long scopedsm_cxx_restarted(void);
 void scopedsm_cxx_lock(int id);
 void scopedsm_cxx_unlock(int id);
 // `bytes` for `count` objects of the type named by the first `type_length`
@@ -78,6 +81,19 @@ inline double time() { return scopedsm_cxx_time(); }
 // Re-homing on next touch (scopedsm_next_touch in scopedsm.h): the pages of
 // [addr, addr + len) bytes. Collective.
 inline void next_touch(const void* addr, std::size_t len) { scopedsm_cxx_next_touch(addr, len); }
+
+// Checkpoints (scopedsm_checkpoint in scopedsm.h): a collective checkpoint
+// of the shared space and the registered buffers; a buffer saved with every
+// checkpoint (restored by this call on a restart: register it after giving
+// it its initial value); the checkpoint a restart continues, 0 on a fresh start.
+inline void checkpoint() { scopedsm_cxx_checkpoint(); }
+inline void checkpoint_register(void* addr, std::size_t len) { scopedsm_cxx_checkpoint_register(addr, len); }
+template <typename T>
+inline void checkpoint_register(T& object) {
+  static_assert(std::is_trivially_copyable_v<T>, "checkpoint_register saves the object's bytes");
+  scopedsm_cxx_checkpoint_register(&object, sizeof object);
+}
+inline long long restarted() { return scopedsm_cxx_restarted(); }
 
 // Hints (scopedsm_prefetch and scopedsm_release in scopedsm.h): non-binding.
 // release's call site is its tag (the lag-by-one filter): the line and

@@ -59,6 +59,11 @@ void wait(ApiCall call) { sync_call(call).sync().wait(call); }
 void next_touch(ApiCall call, const void* addr, size_t len) {
   Runtime::require_running(call).next_touch(call, addr, len);
 }
+void checkpoint(ApiCall call) { sync_call(call).checkpoint(call); }
+void checkpoint_register(ApiCall call, void* addr, size_t len) {
+  Runtime::require_running(call).checkpoint_register(call, addr, len);
+}
+long long restarted(ApiCall call) { return static_cast<long long>(Runtime::require_running(call).restarted()); }
 void prefetch(const void* addr, size_t len) {
   if (Runtime::running()) Runtime::require_running(c_call("scopedsm_prefetch")).prefetch(addr, len);
 }
@@ -283,6 +288,11 @@ void scopedsm_lock(int id) { scopedsm::api::lock(c_call("scopedsm_lock"), id); }
 void scopedsm_unlock(int id) { scopedsm::api::unlock(c_call("scopedsm_unlock"), id); }
 void scopedsm_barrier(void) { scopedsm::api::barrier(c_call("scopedsm_barrier")); }
 void scopedsm_wait(void) { scopedsm::api::wait(c_call("scopedsm_wait")); }
+void scopedsm_checkpoint(void) { scopedsm::api::checkpoint(c_call("scopedsm_checkpoint")); }
+void scopedsm_checkpoint_register(void* addr, size_t len) {
+  scopedsm::api::checkpoint_register(c_call("scopedsm_checkpoint_register"), addr, len);
+}
+long long scopedsm_restarted(void) { return scopedsm::api::restarted(c_call("scopedsm_restarted")); }
 void scopedsm_cv_set(int cv) { scopedsm::api::cv_set(c_call("scopedsm_cv_set"), cv); }
 void scopedsm_cv_reset(int cv) { scopedsm::api::cv_reset(c_call("scopedsm_cv_reset"), cv); }
 void scopedsm_cv_wait(int cv) { scopedsm::api::cv_wait(c_call("scopedsm_cv_wait"), cv); }

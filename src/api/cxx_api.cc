@@ -24,6 +24,11 @@ void scopedsm_cxx_barrier(void) { api::barrier(cxx_call("scopedsm::barrier")); }
 void scopedsm_cxx_next_touch(const void* addr, size_t len) {
   api::next_touch(cxx_call("scopedsm::next_touch"), addr, len);
 }
+void scopedsm_cxx_checkpoint(void) { api::checkpoint(cxx_call("scopedsm::checkpoint")); }
+void scopedsm_cxx_checkpoint_register(void* addr, size_t len) {
+  api::checkpoint_register(cxx_call("scopedsm::checkpoint_register"), addr, len);
+}
+long long scopedsm_cxx_restarted(void) { return api::restarted(cxx_call("scopedsm::restarted")); }
 void scopedsm_cxx_wait(void) { api::wait(cxx_call("scopedsm::wait")); }
 void scopedsm_cxx_lock(int id) { api::lock(cxx_call("scopedsm::LockGuard"), id); }
 void scopedsm_cxx_unlock(int id) { api::unlock(cxx_call("scopedsm::LockGuard::~LockGuard"), id); }

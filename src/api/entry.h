@@ -26,6 +26,11 @@ void cv_reset(ApiCall call, int cv);
 void cv_wait(ApiCall call, int cv);
 // Collective: a next-touch point (Runtime::next_touch).
 void next_touch(ApiCall call, const void* addr, std::size_t len);
+// Checkpoints (runtime/checkpoint.h): the collective checkpoint, a
+// private buffer saved with it, the checkpoint a restart continues (0: none).
+void checkpoint(ApiCall call);
+void checkpoint_register(ApiCall call, void* addr, std::size_t len);
+long long restarted(ApiCall call);
 // Hints: ignored unless the runtime is running (non-binding, never an error).
 void prefetch(const void* addr, std::size_t len);
 void release(const void* addr, std::size_t len, int priority, std::uint64_t tag);

@@ -105,6 +105,13 @@ void jia_setcv(int cv) { scopedsm::api::cv_set(jia_call("jia_setcv"), cv); }
 void jia_resetcv(int cv) { scopedsm::api::cv_reset(jia_call("jia_resetcv"), cv); }
 void jia_waitcv(int cv) { scopedsm::api::cv_wait(jia_call("jia_waitcv"), cv); }
 
+void jia_checkpoint(void) { scopedsm::api::checkpoint(jia_call("jia_checkpoint")); }
+void jia_checkpoint_register(void* addr, long len) {
+  if (len < 0) scopedsm::fatal("jia_checkpoint_register(%p, %ld): the length is negative", addr, len);
+  scopedsm::api::checkpoint_register(jia_call("jia_checkpoint_register"), addr, static_cast<size_t>(len));
+}
+long long jia_restarted(void) { return scopedsm::api::restarted(jia_call("jia_restarted")); }
+
 void jia_nexttouch(void* addr, long len) {
   const scopedsm::ApiCall call = scopedsm::jia_call("jia_nexttouch");
   if (len < 0) scopedsm::fatal("jia_nexttouch(%p, %ld): the length is negative", addr, len);

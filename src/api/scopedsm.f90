@@ -25,12 +25,13 @@
 ! procedure the program called.
 module scopedsm
   use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_int32_t, c_int64_t, c_double, c_float, c_char, c_size_t, &
-                                         c_f_pointer
+                                         c_f_pointer, c_long_long
   implicit none
   private
 
   public :: scopedsm_init, scopedsm_finalize, scopedsm_rank, scopedsm_size, scopedsm_time
   public :: scopedsm_barrier, scopedsm_wait, scopedsm_lock, scopedsm_unlock, scopedsm_next_touch
+  public :: scopedsm_checkpoint, scopedsm_checkpoint_register, scopedsm_restarted
   public :: scopedsm_cv_set, scopedsm_cv_reset, scopedsm_cv_wait
   public :: scopedsm_num_locks, scopedsm_num_condvars, scopedsm_alloc, scopedsm_error
   public :: scopedsm_loop_init, scopedsm_loop_next, scopedsm_prefetch, scopedsm_release
@@ -113,6 +114,23 @@ module scopedsm
   ! The library's entry points: the C API's own (include/scopedsm.h) where
   ! Fortran can call it as it is, the module's (src/api/fortran_api.cc)
   ! for initialization, allocation and errors.
+  ! The `bytes` bytes of `a` (a scalar or an array) are saved with every
+  ! checkpoint and, on a restart, restored by this call: register after
+  ! giving `a` its initial value (scopedsm_checkpoint_register in scopedsm.h). E.g.
+  !   call scopedsm_checkpoint_register(iter, 8_c_size_t)
+  interface scopedsm_checkpoint_register
+    subroutine scopedsm_checkpoint_register_scalar(a, bytes) bind(c, name="scopedsm_checkpoint_register")
+      import :: c_size_t
+      type(*), intent(inout) :: a
+      integer(c_size_t), value :: bytes
+    end subroutine
+    subroutine scopedsm_checkpoint_register_array(a, bytes) bind(c, name="scopedsm_checkpoint_register")
+      import :: c_size_t
+      type(*), dimension(*), intent(inout) :: a
+      integer(c_size_t), value :: bytes
+    end subroutine
+  end interface
+
   interface
     subroutine scopedsm_init() bind(c, name="scopedsm_f_init")
     end subroutine
@@ -140,6 +158,14 @@ module scopedsm
       type(*), dimension(*), intent(in) :: a
       integer(c_size_t), value :: bytes
     end subroutine
+    ! Collective: a checkpoint of the shared space and the registered
+    ! buffers (scopedsm_checkpoint in scopedsm.h); a barrier.
+    subroutine scopedsm_checkpoint() bind(c, name="scopedsm_checkpoint")
+    end subroutine
+    ! The sequence number of the checkpoint this run restarted from; 0 on a fresh start.
+    integer(c_long_long) function scopedsm_restarted() bind(c, name="scopedsm_restarted")
+      import :: c_long_long
+    end function
     ! A rendezvous of all processes with no coherence action.
     subroutine scopedsm_wait() bind(c, name="scopedsm_wait")
     end subroutine

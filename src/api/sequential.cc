@@ -292,6 +292,13 @@ void scopedsm_lock(int id) { lock(c_call("scopedsm_lock"), id); }
 void scopedsm_unlock(int id) { unlock(c_call("scopedsm_unlock"), id); }
 void scopedsm_barrier(void) { barrier(c_call("scopedsm_barrier")); }
 void scopedsm_wait(void) { require_running(c_call("scopedsm_wait")); }
+// Checkpoints: the sequential build saves nothing and never restarts.
+void scopedsm_checkpoint(void) { require_running(c_call("scopedsm_checkpoint")); }
+void scopedsm_checkpoint_register(void*, size_t) { require_running(c_call("scopedsm_checkpoint_register")); }
+long long scopedsm_restarted(void) {
+  require_running(c_call("scopedsm_restarted"));
+  return 0;
+}
 void scopedsm_cv_set(int cv) { cv_set(c_call("scopedsm_cv_set"), cv, true); }
 void scopedsm_cv_reset(int cv) { cv_set(c_call("scopedsm_cv_reset"), cv, false); }
 void scopedsm_cv_wait(int cv) { cv_wait(c_call("scopedsm_cv_wait"), cv); }
@@ -375,6 +382,12 @@ void jia_lock(int id) { lock(jia_call("jia_lock"), id); }
 void jia_unlock(int id) { unlock(jia_call("jia_unlock"), id); }
 void jia_barrier(void) { barrier(jia_call("jia_barrier")); }
 void jia_wait(void) { require_running(jia_call("jia_wait")); }
+void jia_checkpoint(void) { require_running(jia_call("jia_checkpoint")); }
+void jia_checkpoint_register(void*, long) { require_running(jia_call("jia_checkpoint_register")); }
+long long jia_restarted(void) {
+  require_running(jia_call("jia_restarted"));
+  return 0;
+}
 void jia_setcv(int cv) { cv_set(jia_call("jia_setcv"), cv, true); }
 void jia_resetcv(int cv) { cv_set(jia_call("jia_resetcv"), cv, false); }
 void jia_waitcv(int cv) { cv_wait(jia_call("jia_waitcv"), cv); }
@@ -454,6 +467,12 @@ double scopedsm_cxx_time(void) { return seconds(); }
 void scopedsm_cxx_barrier(void) { barrier(cxx_call("scopedsm::barrier")); }
 void scopedsm_cxx_next_touch(const void*, size_t) {}
 void scopedsm_cxx_wait(void) { require_running(cxx_call("scopedsm::wait")); }
+void scopedsm_cxx_checkpoint(void) { require_running(cxx_call("scopedsm::checkpoint")); }
+void scopedsm_cxx_checkpoint_register(void*, size_t) { require_running(cxx_call("scopedsm::checkpoint_register")); }
+long long scopedsm_cxx_restarted(void) {
+  require_running(cxx_call("scopedsm::restarted"));
+  return 0;
+}
 void scopedsm_cxx_lock(int id) { lock(cxx_call("scopedsm::LockGuard"), id); }
 void scopedsm_cxx_loop_init(long long begin, long long end, const char* schedule, const void*, size_t) {
   loop_init(cxx_call("scopedsm::parallel_for"), begin, end, schedule);

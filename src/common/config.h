@@ -68,6 +68,7 @@ enum class TestFault : uint64_t {
   kInterposeDirect = 1u << 31,   // interposed calls (read, write, fwrite, MPI_Send, ...) go straight to the real functions: EFAULT, short counts, failed single-copy transfers
   kReliefInTransition = 1ull << 32,  // map-pressure relief runs inside the transition that meets the budget, over pinned pages too: lost slots, EFAULT
   kStaleBroadcast = 1ull << 33,      // rank 0's barrier broadcast repeats its previous one: an OpenMP region starts with the last region's record
+  kCheckpointSkipChanged = 1ull << 34,  // an incremental checkpoint references the previous generation's copy of pages changed since: a restart loses their writes
   kNoPeerWatch = 1ull << 40,         // no process watches the job's others on its machine: a death the launcher misses is a hang
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
@@ -111,6 +112,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kInterposeDirect, "interpose-direct"},
     {TestFault::kReliefInTransition, "relief-in-transition"},
     {TestFault::kStaleBroadcast, "stale-broadcast"},
+    {TestFault::kCheckpointSkipChanged, "checkpoint-skip-changed"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
@@ -188,6 +190,9 @@ struct Config {
   bool auto_hints = false;             // SCOPEDSM_AUTO_HINTS: the runtime's own prefetch and release hints
   uint64_t test_hints = 0;             // test-only: seed of random prefetch and release hints; 0 = none
   uint64_t omp_stack = 0;              // SCOPEDSM_OMP_STACK: bytes of an OpenMP master's stack; 0 = as ulimit -s says
+  std::string checkpoint_dir;          // SCOPEDSM_CHECKPOINT_DIR; empty = <program>.checkpoint in the current directory
+  std::string restart_dir;             // SCOPEDSM_RESTART: the checkpoint directory to restart from; empty = a fresh start
+  std::string test_checkpoint_kill;    // SCOPEDSM_TEST_CHECKPOINT_KILL=RANK:SEQ:POINT (test only): that rank raises SIGKILL there
   bool strict = false;                 // an unknown SCOPEDSM_* variable is an error, not a warning
   // SCOPEDSM_* variables set that no part of ScopeDSM reads (misspellings,
   // most likely), each with the known variable closest to it.

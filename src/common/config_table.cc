@@ -498,6 +498,11 @@ std::vector<Setting> make_settings() {
            "Path where rank 0 writes every process's statistics as JSON at exit."),
       path("SCOPEDSM_TRACE", G::kOutput, &Config::trace_file,
            "Path where rank 0 writes every process's events at exit, a trace Perfetto opens."),
+      path("SCOPEDSM_CHECKPOINT_DIR", G::kOutput, &Config::checkpoint_dir,
+           "Directory scopedsm_checkpoint writes its generations and manifest to; unset: <program>.checkpoint in the "
+           "current directory."),
+      path("SCOPEDSM_RESTART", G::kOutput, &Config::restart_dir,
+           "Checkpoint directory whose last complete checkpoint the job starts from (scopedsm run --restart DIR)."),
       on_off("SCOPEDSM_SUMMARY", G::kOutput, &Config::summary, "Whether rank 0 prints the statistics table at exit."),
       choice<LogLevel>("SCOPEDSM_LOG", G::kOutput, &Config::log_level,
                        {{"error", LogLevel::kError}, {"warn", LogLevel::kWarn}, {"info", LogLevel::kInfo},
@@ -518,6 +523,22 @@ std::vector<Setting> make_settings() {
             return parse_test_faults(text, &c->test_faults, detail);
           },
           [](const Config& c) { return test_faults_text(c.test_faults); })),
+      quiet(custom(
+          "SCOPEDSM_TEST_CHECKPOINT_KILL", G::kTesting, "RANK:SEQ:POINT, POINT one of written, manifest", "1:2:written",
+          "The rank that raises SIGKILL in checkpoint SEQ: once its files are written (written) or, rank 0, once "
+          "the new manifest is written but not yet renamed (manifest).",
+          [](const std::string& text, Config* c, std::string*) {
+            int rank = -1;
+            unsigned long long seq = 0;
+            char point[16] = "";
+            char extra = 0;
+            if (std::sscanf(text.c_str(), "%d:%llu:%15[a-z]%c", &rank, &seq, point, &extra) != 3 || rank < 0 ||
+                seq == 0 || (std::string(point) != "written" && std::string(point) != "manifest"))
+              return false;
+            c->test_checkpoint_kill = text;
+            return true;
+          },
+          [](const Config& c) { return c.test_checkpoint_kill; })),
       quiet(count("SCOPEDSM_TEST_HINTS", G::kTesting, &Config::test_hints, from(0, UINT64_MAX),
                   "a seed (a non-negative integer), 0 = off", "5",
                   "A seed of random prefetch and release hints before every synchronization call; 0 = none.")),

@@ -93,6 +93,7 @@ struct PageMeta {
   bool nt_pending;            // marked by a next-touch point; its home moves at the barrier after its next touch
   bool nt_touched;            // nt_pending, and we fetched it by a fault since the last barrier (touch mode)
   bool home_pinned;           // its home never moves and never traps it; every copy is unrecorded (an OpenMP master's stack)
+  bool ckpt_changed;          // its contents at its home may differ from the last checkpoint's (PageFsm and the engine set it, the checkpoint clears it; runtime/checkpoint.h)
   uint32_t slot;              // cache slot while cached, else kNoSlot (PageFsm)
   uint32_t noted_serial;      // serial of the inner lock-stack level that last noted it (LockStack)
   uint32_t noted_epoch;       // epoch + 1 in which the bottom level noted it (LockStack)

@@ -99,9 +99,33 @@ void Coherence::move_homes(const std::vector<WriteNotice>& notices) {
 }
 
 void Coherence::finish_barrier(const std::vector<WriteNotice>& notices) {
+  // Written by someone since the last barrier: if homed here, the home's
+  // memory has the writes now (visit_home_pages).
+  for (const WriteNotice& n : notices)
+    if (!n.touch_only) (*pages_)[n.page].ckpt_changed = true;
   invalidate(notices);
   detect_.untrap_after_barrier(notices, epoch_ - 1, migration_.enabled());
   next_touch_.on_barrier();
+}
+
+// ---------------------------------------------------------------------------
+// Checkpoints
+
+void Coherence::visit_home_pages(const std::function<void(uint64_t page, bool changed)>& visit) const {
+  for (uint64_t p = 0; p < pages_->allocated(); ++p) {
+    const PageMeta& m = (*pages_)[p];
+    if (!is_home_state(m.state)) continue;
+    // An untrapped or pinned page may be written at any time unobserved.
+    visit(p, m.ckpt_changed || m.state == PageState::kHomeUntrapped || m.home_pinned);
+  }
+}
+
+void Coherence::checkpoint_saved() {
+  for (uint64_t p = 0; p < pages_->allocated(); ++p) (*pages_)[p].ckpt_changed = false;
+}
+
+void Coherence::restored(uint64_t first, uint64_t count) {
+  for (uint64_t p = first; p < first + count; ++p) (*pages_)[p].ckpt_changed = false;
 }
 
 // ---------------------------------------------------------------------------

@@ -132,6 +132,38 @@ class Coherence final : private EngineOps {
   void move_homes(const std::vector<WriteNotice>& notices);
   void finish_barrier(const std::vector<WriteNotice>& notices);
 
+  // Checkpoints (runtime/checkpoint.h): which home pages may have changed
+  // since the last checkpoint. visit_home_pages calls visit(page, changed)
+  // for every allocated page homed here, in page order. Call it only right
+  // after a barrier, when every write made anywhere before it is in the
+  // home's memory.
+  //
+  // Where "changed" comes from, and why it is the cheapest source that is
+  // correct. The home's memory of a page changes in four ways only:
+  //   1. the home writes it with a trap: the page goes home-clean ->
+  //      home-dirty (PageFsm marks PageMeta::ckpt_changed);
+  //   2. the home writes it untrapped (adaptive write detection), which
+  //      nothing observes: a page untrapped now counts as changed, and so
+  //      does one that entered or left the untrapped state since the last
+  //      checkpoint (PageFsm marks both transitions);
+  //   3. another process's diff, merged by the home server or by a node
+  //      peer straight into the home's memory, or an atomic at the home:
+  //      the writer notes the page in its lock stack like any write, so the
+  //      page is in the write notices of the next barrier, which every
+  //      process receives; finish_barrier marks the noticed pages;
+  //   4. the page becomes ours (allocation, first touch, home migration):
+  //      PageFsm marks every entry into a home state from another.
+  // A checkpoint is itself a barrier, so every write made before it has
+  // passed through one of those by then. Comparing contents instead (a hash
+  // of every home page) would read every page, from disk for out-of-core
+  // homes; the notices and transitions cost one flag per page.
+  // checkpoint_saved: every home page is as saved from now on (the flags
+  // are cleared). restored: pages [first, first + count) hold what the
+  // restart loaded, which the checkpoint being continued has already.
+  void visit_home_pages(const std::function<void(uint64_t page, bool changed)>& visit) const;
+  void checkpoint_saved();
+  void restored(uint64_t first, uint64_t count);
+
   // jia_config(ADWD) and jia_config(HMIG) at run time. Trapping every write
   // again traps the pages untrapped now (noting them as written).
   void set_write_detect_all(bool all) { detect_.set_all(all); }

@@ -107,6 +107,7 @@ void PageFsm::allocate(uint64_t page, int32_t home) {
   m.noted_epoch = 0;
   m.wvec_version = 0;
   m.home_pinned = false;
+  m.ckpt_changed = true;
 }
 
 void PageFsm::attach_slot(uint64_t page, uint32_t slot, bool far) {
@@ -183,6 +184,13 @@ void PageFsm::apply(uint64_t first, uint64_t count, const PageState* from, PageS
       m.run_pages = 0;
       m.run_source = RunSource::kFault;
     }
+    // The home's memory of it may change from here on without another
+    // transition: it is being written (home-dirty), written untrapped, or
+    // it has just become ours (allocation, first touch, home migration).
+    // Leaving untrapped: writes made while untrapped went unobserved.
+    if ((is_home_state(to) && (to != PageState::kHomeClean || !is_home_state(from[i]))) ||
+        from[i] == PageState::kHomeUntrapped)
+      m.ckpt_changed = true;
     m.state = to;
   }
 }

@@ -389,6 +389,10 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   state_->peers.init(state_->transport.comm(), rank, size);
   if ((cfg.test_faults & static_cast<uint64_t>(TestFault::kNoPeerWatch)) == 0) service_->watch_peers(&state_->peers);
   service_->start(cfg.service_slice_us * 1000);
+  // With SCOPEDSM_RESTART, our home pages are loaded here, before the
+  // program runs on; its allocations then find them (runtime/checkpoint.h).
+  ckpt_.open(&state_->config, rank, size, &state_->region, (argv != nullptr && *argv != nullptr) ? (*argv)[0] : nullptr,
+             init);
   MPI_Barrier(MPI_COMM_WORLD);
   load_ = std::make_unique<LoadBalancer>(size, rank);
   tasks_ = std::make_unique<TaskMigrator>(rank, static_cast<TaskMigrationMode>(cfg.task_migration),
@@ -492,9 +496,14 @@ void Runtime::place(ApiCall call, const std::string& call_text, const AllocLayou
   // Phase 1: everyone asks for the same thing.
   sync_->collective(call_text, {});
   const int size = s.size;
+  // On a restart, an allocation the checkpoint holds gets the homes it had
+  // there, whose memory holds its pages already.
+  const bool restored = ckpt_.on_allocation(call_text, layout.first_page, layout.pages, false);
   coherence_->place_pages(layout.first_page, layout.pages, [&](uint64_t p) -> int32_t {
+    if (restored) return ckpt_.saved_home(p);
     return layout.first_touch ? kHomeUnknown : cyclic_home(layout, size, p);
   }, call.name, pinned);
+  if (restored) coherence_->restored(layout.first_page, layout.pages);
   next_page_ = layout.first_page + layout.pages;
   note_allocated();
   // System calls and MPI calls on the new memory now prepare it
@@ -511,6 +520,7 @@ void* Runtime::add_guard_page(const char* what) {
   RuntimeState& s = *state_;
   if (next_page_ >= s.region.num_pages()) fatal("%s: no room for a guard page in the shared region", what);
   const uint64_t page = next_page_++;
+  ckpt_.on_allocation(what, page, 1, true);
   // Never placed, so it stays unallocated (no access) on every process.
   coherence_->note_guard(page, what);
   note_allocated();
@@ -577,6 +587,13 @@ void Runtime::next_touch(ApiCall call, const void* addr, size_t len) {
   const uint64_t first = (a - base) / s.region.page_size();
   const uint64_t last = (a + len - 1 - base) / s.region.page_size();
   coherence_->mark_next_touch(first, last - first + 1);
+}
+
+void Runtime::checkpoint(ApiCall call) {
+  RuntimeState& s = *state_;
+  if (s.stack.depth() > 1) fatal("%s", barrier_in_lock_error(call, s.stack.describe()).c_str());
+  sync_->barrier(call);
+  ckpt_.take(call, *sync_, *coherence_);
 }
 
 void Runtime::hold_requests(bool on) { service_->hold(on); }

@@ -11,6 +11,7 @@
 
 #include "common/surface.h"
 #include "protocol/coherence.h"
+#include "runtime/checkpoint.h"
 #include "runtime/alloc_plan.h"
 #include "runtime/exit_reports.h"
 #include "runtime/load_balance.h"
@@ -89,6 +90,14 @@ class Runtime {
   // SCOPEDSM_TEST_HINTS: random hints before a synchronization call.
   void inject_test_hints();
 
+  // Collective: a checkpoint (scopedsm_checkpoint): a barrier, then every
+  // process saves its home pages and registered buffers (runtime/checkpoint.h).
+  void checkpoint(ApiCall call);
+  // scopedsm_checkpoint_register (Checkpoints::register_buffer).
+  void checkpoint_register(ApiCall call, void* addr, size_t len) { ckpt_.register_buffer(call, addr, len); }
+  // The sequence number of the checkpoint this run restarted from; 0 on a fresh start.
+  uint64_t restarted() const { return ckpt_.restarted(); }
+
   // scopedsm_test_hold_requests: this process serves no request while held.
   void hold_requests(bool on);
   RuntimeState& state() { return *state_; }
@@ -123,6 +132,7 @@ class Runtime {
   std::unique_ptr<TaskMigrator> tasks_;
   LoopScheduler loops_{this};
   ExitReports reports_;
+  Checkpoints ckpt_;
   MPI_Comm user_comm_ = MPI_COMM_NULL;
   MPI_Comm coll_comm_ = MPI_COMM_NULL;
   bool we_initialized_mpi_ = false;

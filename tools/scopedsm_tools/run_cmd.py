@@ -33,6 +33,9 @@ options:
   --trace FILE        write every process's events to FILE, a trace that
                       Perfetto and chrome://tracing open (sets SCOPEDSM_TRACE)
   --quiet             no statistics table at exit (SCOPEDSM_SUMMARY=off)
+  --restart DIR       start from the last complete checkpoint in DIR, which
+                      the program's scopedsm_checkpoint calls wrote
+                      (SCOPEDSM_RESTART; the same number of processes)
   --strict            a SCOPEDSM_* variable ScopeDSM does not know (a
                       misspelling) is an error, not a warning (SCOPEDSM_STRICT=on)
   --timeout SECONDS   longest single wait before the job reports who waits
@@ -122,7 +125,8 @@ def parse_args(argv):
                 raise UsageError(f"{name} takes a whole number, not '{text}'") from None
             i += step
             continue
-        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg", "--load", "--hostfile"}
+        takes_value = {"--stats", "--trace", "--timeout", "-x", "--env", "--launcher-arg", "--load", "--hostfile",
+                       "--restart"}
         if name in takes_value:
             if eq and name != "-x":
                 v, step = inline, 1
@@ -132,6 +136,8 @@ def parse_args(argv):
                 opts["env"]["SCOPEDSM_STATS_FILE"] = os.path.abspath(v)
             elif name == "--trace":
                 opts["env"]["SCOPEDSM_TRACE"] = os.path.abspath(v)
+            elif name == "--restart":
+                opts["env"]["SCOPEDSM_RESTART"] = os.path.abspath(v)
             elif name == "--load":
                 try:
                     opts["loads"] = load.parse_loads(v)
