@@ -68,6 +68,7 @@ enum class TestFault : uint64_t {
   kInterposeDirect = 1u << 31,   // interposed calls (read, write, fwrite, MPI_Send, ...) go straight to the real functions: EFAULT, short counts, failed single-copy transfers
   kReliefInTransition = 1ull << 32,  // map-pressure relief runs inside the transition that meets the budget, over pinned pages too: lost slots, EFAULT
   kStaleBroadcast = 1ull << 33,      // rank 0's barrier broadcast repeats its previous one: an OpenMP region starts with the last region's record
+  kProgramComm = 1ull << 34,         // the runtime talks on the program's communicator itself, not on duplicates: its messages and the program's match each other
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -109,6 +110,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kInterposeDirect, "interpose-direct"},
     {TestFault::kReliefInTransition, "relief-in-transition"},
     {TestFault::kStaleBroadcast, "stale-broadcast"},
+    {TestFault::kProgramComm, "program-comm"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
