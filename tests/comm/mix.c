@@ -72,6 +72,13 @@ static void recv_all_tags(MPI_Comm comm, int from, double base) {
   }
 }
 
+/* MPI_Waitall with statuses (GCC reads MPICH's MPI_STATUSES_IGNORE as an
+ * empty array). */
+static void wait_all(MPI_Request req[kTags]) {
+  MPI_Status st[kTags];
+  MPI_Waitall(kTags, req, st);
+}
+
 /* The shared array's value at i after iteration `it`. */
 static double value_at(int it, int i) { return it * 100000.0 + i; }
 
@@ -90,7 +97,7 @@ int main(int argc, char **argv) {
     MPI_Request req[kTags];
     send_all_tags(MPI_COMM_WORLD, (g_world_rank + 1) % world_size, g_world_rank, -1, out, req);
     recv_all_tags(MPI_COMM_WORLD, (g_world_rank + world_size - 1) % world_size, -1);
-    MPI_Waitall(kTags, req, MPI_STATUSES_IGNORE);
+    wait_all(req);
   }
 
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -109,7 +116,7 @@ int main(int argc, char **argv) {
         struct msg out[kTags];
         MPI_Request req[kTags];
         send_all_tags(MPI_COMM_WORLD, r, g_world_rank, it * 1000.0, out, req);
-        MPI_Waitall(kTags, req, MPI_STATUSES_IGNORE);
+        wait_all(req);
       }
       for (int r = 0; r < outsider; r++) {
         double piece[16];
@@ -144,7 +151,7 @@ int main(int argc, char **argv) {
         send_all_tags(comm, next, rank, it * 10.0, out, req);
         usleep(100000);
         recv_all_tags(comm, prev, it * 10.0);
-        MPI_Waitall(kTags, req, MPI_STATUSES_IGNORE);
+        wait_all(req);
       }
       /* A receive that stays posted across the shared-memory phase. */
       struct msg pending;
@@ -218,7 +225,7 @@ int main(int argc, char **argv) {
     MPI_Request req[kTags];
     send_all_tags(MPI_COMM_WORLD, (g_world_rank + 1) % world_size, g_world_rank, -2, out, req);
     recv_all_tags(MPI_COMM_WORLD, (g_world_rank + world_size - 1) % world_size, -2);
-    MPI_Waitall(kTags, req, MPI_STATUSES_IGNORE);
+    wait_all(req);
   }
   if (g_world_rank == 0) printf("comm_mix: %s: every message and value as expected\n", subset ? "subset" : "all");
   MPI_Finalize();
