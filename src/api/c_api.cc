@@ -19,6 +19,8 @@
 #include "memory/atomic_word.h"
 #include "runtime/runtime.h"
 #include "scopedsm.h"
+#define SCOPEDSM_MPI_C_ONLY  // scopedsm::Runtime is the runtime's here, not scopedsm.hpp's
+#include "scopedsm_mpi.h"
 
 using scopedsm::Placement;
 using scopedsm::Runtime;
@@ -39,6 +41,7 @@ std::string describe(const char* call, size_t size, const char* rest) {
 namespace scopedsm::api {
 
 void init(int* argc, char*** argv, ApiCall call) { Runtime::init(argc, argv, call); }
+void init_comm(MPI_Comm comm, ApiCall call) { Runtime::init_comm(comm, call); }
 void finalize(ApiCall call) { Runtime::require_running(call).finalize(call); }
 int rank(ApiCall call) { return Runtime::require_running(call).state().rank; }
 int size(ApiCall call) { return Runtime::require_running(call).state().size; }
@@ -223,6 +226,7 @@ extern "C" {
 
 void scopedsm_init(int* argc, char*** argv) { scopedsm::api::init(argc, argv, c_call("scopedsm_init")); }
 void scopedsm_finalize(void) { scopedsm::api::finalize(c_call("scopedsm_finalize")); }
+void scopedsm_init_comm(MPI_Comm comm) { scopedsm::api::init_comm(comm, c_call("scopedsm_init_comm")); }
 int scopedsm_initialized(void) { return Runtime::running() ? 1 : 0; }
 int scopedsm_rank(void) { return scopedsm::api::rank(c_call("scopedsm_rank")); }
 int scopedsm_size(void) { return scopedsm::api::size(c_call("scopedsm_size")); }

@@ -9,6 +9,7 @@
 
 #include "api/entry.h"
 #include "scopedsm.hpp"
+#include "scopedsm_mpi.h"
 
 using scopedsm::cxx_call;
 namespace api = scopedsm::api;
@@ -17,6 +18,8 @@ extern "C" {
 
 void scopedsm_cxx_init(int* argc, char*** argv) { api::init(argc, argv, cxx_call("scopedsm::Runtime")); }
 void scopedsm_cxx_finalize(void) { api::finalize(cxx_call("scopedsm::Runtime::~Runtime")); }
+void scopedsm_cxx_init_comm(MPI_Comm comm) { api::init_comm(comm, scopedsm::cxx_comm_call("scopedsm::init")); }
+void scopedsm_cxx_finalize_comm(void) { api::finalize(scopedsm::cxx_comm_call("scopedsm::finalize")); }
 int scopedsm_cxx_rank(void) { return api::rank(cxx_call("scopedsm::rank")); }
 int scopedsm_cxx_size(void) { return api::size(cxx_call("scopedsm::size")); }
 double scopedsm_cxx_time(void) { return api::time(cxx_call("scopedsm::time")); }

@@ -8,11 +8,15 @@
 #include <cstdint>
 #include <string>
 
+#include <mpi.h>
+
 #include "common/surface.h"
 
 namespace scopedsm::api {
 
 void init(int* argc, char*** argv, ApiCall call);
+// init on the program's communicator (scopedsm_init_comm, Runtime::init_comm).
+void init_comm(MPI_Comm comm, ApiCall call);
 void finalize(ApiCall call);
 int rank(ApiCall call);
 int size(ApiCall call);

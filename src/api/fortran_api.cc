@@ -171,6 +171,9 @@ void jia_loadcheck_(void) {
 // in misuse reports. These three differ: no argc/argv, typed arrays, and a
 // Fortran string.
 void scopedsm_f_init(void) { api::init(nullptr, nullptr, fortran_call("scopedsm_init")); }
+// call scopedsm_init_comm(comm): the Fortran handle of the program's
+// communicator (an integer, or a type(MPI_Comm)'s MPI_VAL), by value.
+void scopedsm_f_init_comm(MPI_Fint comm) { api::init_comm(MPI_Comm_f2c(comm), fortran_call("scopedsm_init_comm")); }
 
 // call scopedsm_alloc(a, n1[, n2][, block=, start_rank=]): an array of
 // `rank` extents of `elem_bytes` bytes each, its type named `type` (not

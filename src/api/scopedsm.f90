@@ -29,7 +29,7 @@ module scopedsm
   implicit none
   private
 
-  public :: scopedsm_init, scopedsm_finalize, scopedsm_rank, scopedsm_size, scopedsm_time
+  public :: scopedsm_init, scopedsm_init_comm, scopedsm_finalize, scopedsm_rank, scopedsm_size, scopedsm_time
   public :: scopedsm_barrier, scopedsm_wait, scopedsm_lock, scopedsm_unlock, scopedsm_next_touch
   public :: scopedsm_checkpoint, scopedsm_checkpoint_register, scopedsm_restarted
   public :: scopedsm_cv_set, scopedsm_cv_reset, scopedsm_cv_wait
@@ -133,6 +133,10 @@ module scopedsm
 
   interface
     subroutine scopedsm_init() bind(c, name="scopedsm_f_init")
+    end subroutine
+    subroutine c_init_comm(comm) bind(c, name="scopedsm_f_init_comm")
+      import :: c_int
+      integer(c_int), value :: comm
     end subroutine
     subroutine scopedsm_finalize() bind(c, name="scopedsm_finalize")
     end subroutine
@@ -248,6 +252,17 @@ module scopedsm
   end interface
 
 contains
+
+  ! ScopeDSM inside a program that runs MPI itself (scopedsm_mpi.h in C;
+  ! docs/CLUSTER.md): after the program's MPI_Init_thread with
+  ! MPI_THREAD_MULTIPLE, on the processes of communicator `comm` (an integer
+  ! handle; with mpi_f08, comm%MPI_VAL), whose ranks become ScopeDSM's. The
+  ! program calls scopedsm_finalize before its own MPI_Finalize; ScopeDSM
+  ! then neither finalizes MPI nor ends the process.
+  subroutine scopedsm_init_comm(comm)
+    integer, intent(in) :: comm
+    call c_init_comm(int(comm, c_int))
+  end subroutine
 
   integer(c_int) function order_of(order)
     integer, intent(in), optional :: order

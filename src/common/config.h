@@ -70,6 +70,7 @@ enum class TestFault : uint64_t {
   kStaleBroadcast = 1ull << 33,      // rank 0's barrier broadcast repeats its previous one: an OpenMP region starts with the last region's record
   kCheckpointSkipChanged = 1ull << 34,  // an incremental checkpoint references the previous generation's copy of pages changed since: a restart loses their writes
   kNoPeerWatch = 1ull << 40,         // no process watches the job's others on its machine: a death the launcher misses is a hang
+  kProgramComm = 1ull << 35,         // the runtime talks on the program's communicator itself, not on duplicates: its messages and the program's match each other
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -113,6 +114,7 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kReliefInTransition, "relief-in-transition"},
     {TestFault::kStaleBroadcast, "stale-broadcast"},
     {TestFault::kCheckpointSkipChanged, "checkpoint-skip-changed"},
+    {TestFault::kProgramComm, "program-comm"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this

@@ -101,6 +101,21 @@ inline constexpr Surface kJiaSurface{
     "jia_alloc3 with a bigger block, or jia_alloc2p",
 };
 
+// The C++ API inside an MPI program (scopedsm_mpi.h): scopedsm::init(comm)
+// and scopedsm::finalize() in place of the Runtime object, the rest the
+// C++ API's.
+inline constexpr Surface kCxxCommSurface = [] {
+  Surface s = kCxxSurface;
+  s.init = "scopedsm::init";
+  s.finalize = "scopedsm::finalize";
+  s.before_init = "before scopedsm::init";
+  s.after_finalize = "after scopedsm::finalize";
+  s.init_once = "call scopedsm::init exactly once per process";
+  s.exit_without_finalize = "without calling scopedsm::finalize";
+  s.exit_advice = "call scopedsm::finalize before the process ends, or let every process end without it at the same point";
+  return s;
+}();
+
 // The JIAJIA calls from Fortran 77 (jiaf.h, api/fortran_api.cc): JIAJIA's
 // words, with jiaf_init in place of jia_init, and integer arguments passed
 // by value (%val).
@@ -175,6 +190,7 @@ struct ApiCall {
 
 inline constexpr ApiCall c_call(const char* name) { return ApiCall{&kCSurface, name}; }
 inline constexpr ApiCall cxx_call(const char* name) { return ApiCall{&kCxxSurface, name}; }
+inline constexpr ApiCall cxx_comm_call(const char* name) { return ApiCall{&kCxxCommSurface, name}; }
 inline constexpr ApiCall jia_call(const char* name) { return ApiCall{&kJiaSurface, name}; }
 inline constexpr ApiCall jiaf_call(const char* name) { return ApiCall{&kJiafSurface, name}; }
 inline constexpr ApiCall fortran_call(const char* name) { return ApiCall{&kFortranSurface, name}; }

@@ -166,8 +166,9 @@ std::string Checkpoints::data_path(uint64_t gen, int rank) const {
   return gen_dir(gen) + "/rank-" + std::to_string(rank) + ".data";
 }
 
-void Checkpoints::open(const Config* config, int rank, int size, Region* region, const char* program,
+void Checkpoints::open(MPI_Comm comm, const Config* config, int rank, int size, Region* region, const char* program,
                        const char* init) {
+  comm_ = comm;
   config_ = config;
   rank_ = rank;
   size_ = size;
@@ -188,9 +189,9 @@ void Checkpoints::open(const Config* config, int rank, int size, Region* region,
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   }
   uint64_t len = dir.size();
-  MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&len, 1, MPI_UINT64_T, 0, comm_);
   dir.resize(len);
-  MPI_Bcast(dir.data(), static_cast<int>(len), MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Bcast(dir.data(), static_cast<int>(len), MPI_CHAR, 0, comm_);
   dir_ = dir;
   if (!config->restart_dir.empty()) load(init);
 }
@@ -211,9 +212,9 @@ void Checkpoints::load(const char* init) {
       fatal("%s%s is damaged or truncated (its checksum does not match)", where.c_str(), manifest_path.c_str());
   }
   uint64_t len = text.size();
-  MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&len, 1, MPI_UINT64_T, 0, comm_);
   text.resize(len);
-  MPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm_);
 
   // Parse it (checked already: a line we do not read is a version we do not know).
   uint64_t seq = 0, procs = 0, page_size = 0, region_bytes = 0, index_bytes = 0;
@@ -334,7 +335,7 @@ void Checkpoints::load(const char* init) {
   for (const Entry& e : index_) mine.push_back(e.page);
   const int count = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<size_t>(size_)), displs(static_cast<size_t>(size_));
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
   int total = 0;
   for (int r = 0; r < size_; ++r) {
     displs[static_cast<size_t>(r)] = total;
@@ -342,7 +343,7 @@ void Checkpoints::load(const char* init) {
   }
   std::vector<uint32_t> all(static_cast<size_t>(total));
   MPI_Allgatherv(mine.data(), count, MPI_UINT32_T, all.data(), counts.data(), displs.data(), MPI_UINT32_T,
-                 MPI_COMM_WORLD);
+                 comm_);
   saved_homes_.assign(end_page, kHomeUnknown);
   for (int r = 0; r < size_; ++r)
     for (int i = 0; i < counts[static_cast<size_t>(r)]; ++i)

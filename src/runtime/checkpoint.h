@@ -40,6 +40,8 @@
 // Thread owner: the application thread.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -55,12 +57,14 @@ namespace scopedsm {
 
 class Checkpoints {
  public:
-  // Collective (MPI_COMM_WORLD), at init. Rank 0 chooses the directory
+  // Collective over `comm` (the runtime's own communicator, whose ranks
+  // are the job's), at init. Rank 0 chooses the directory
   // (SCOPEDSM_CHECKPOINT_DIR, or "<program>.checkpoint" in its current
   // directory) for everyone. With SCOPEDSM_RESTART, loads the checkpoint
   // as the contract says, or ends the job naming what is wrong; `init`
   // names the init call in those messages.
-  void open(const Config* config, int rank, int size, Region* region, const char* program, const char* init);
+  void open(MPI_Comm comm, const Config* config, int rank, int size, Region* region, const char* program,
+            const char* init);
 
   // The sequence number of the checkpoint restarted from, 0 on a fresh start.
   uint64_t restarted() const { return restarted_; }
@@ -110,6 +114,7 @@ class Checkpoints {
   // Test hook SCOPEDSM_TEST_CHECKPOINT_KILL: SIGKILL at `point` of checkpoint `seq`.
   void maybe_die(uint64_t seq, const char* point) const;
 
+  MPI_Comm comm_ = MPI_COMM_NULL;  // the runtime's own (open()); every collective here is over it
   const Config* config_ = nullptr;
   int rank_ = 0;
   int size_ = 1;

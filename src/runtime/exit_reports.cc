@@ -47,7 +47,7 @@ constexpr int kTagEvents = 2;
 
 }  // namespace
 
-void ExitReports::start(const Config* config, int rank, int size, Stats* stats) {
+void ExitReports::start(const Config* config, int rank, int size, Stats* stats, MPI_Comm comm) {
   config_ = config;
   rank_ = rank;
   size_ = size;
@@ -66,18 +66,17 @@ void ExitReports::start(const Config* config, int rank, int size, Stats* stats) 
   }
   // Rank 0 writes the trace, so its setting decides for everyone.
   int trace = rank == 0 && !config->trace_file.empty() ? 1 : 0;
-  MPI_Bcast(&trace, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&trace, 1, MPI_INT, 0, comm);
   tracing_ = trace != 0;
   if (tracing_) {
-    MPI_Comm_dup(MPI_COMM_WORLD, &trace_comm_);
+    MPI_Comm_dup(comm, &trace_comm_);
     stats->enable_trace();
   }
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
   MPI_Get_processor_name(name, &len);
   std::vector<char> names(rank == 0 ? static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME : 0);
-  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
-             MPI_COMM_WORLD);
+  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
   for (int r = 0; rank == 0 && r < size; ++r) {
     const char* at = names.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME;
     hosts_.emplace_back(at, strnlen(at, MPI_MAX_PROCESSOR_NAME));

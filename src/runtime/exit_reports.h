@@ -31,8 +31,9 @@ class ExitReports {
   // if rank 0's SCOPEDSM_TRACE is set (stats->enable_trace()); rank 0
   // learns every rank's host name. `config` is the runtime's, read again at
   // exit, not copied: the statistics file shows the settings in force then
-  // (jia_config switches some at run time).
-  void start(const Config* config, int rank, int size, Stats* stats);
+  // (jia_config switches some at run time). `comm` is the runtime's own
+  // communicator (its ranks are rank's and size's).
+  void start(const Config* config, int rank, int size, Stats* stats, MPI_Comm comm);
   // Time zero of this rank's trace: the end of start-up.
   void set_origin(uint64_t ns) { origin_ns_ = ns; }
 

@@ -139,6 +139,9 @@ void abort_job(int code) {
   // Give the launcher a moment to forward the message we just printed:
   // some launchers drop a process's pending output when they tear the job down.
   usleep(200000);
+  // The whole job, also when the runtime runs on a communicator of the
+  // program's (scopedsm_init_comm): the program's other processes would
+  // otherwise wait for these ones for ever.
   MPI_Abort(MPI_COMM_WORLD, code);
   _exit(code);
 }
@@ -201,6 +204,61 @@ void finalize_at_exit() {
   g_runtime->finalize(ApiCall{&s, s.finalize}, true);
 }
 
+const char* thread_level_name(int level) {
+  if (level == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
+  if (level == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
+  if (level == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
+  if (level == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
+  return "unknown";
+}
+
+// The misuse of scopedsm_init_comm and its kin that MPI itself would answer
+// with a crash or a hang, each reported in one line before any MPI call on
+// the communicator.
+void check_program_comm(ApiCall call, MPI_Comm comm, bool mpi_initialized) {
+  if (!mpi_initialized)
+    fatal("%s: MPI is not initialized; call MPI_Init_thread with MPI_THREAD_MULTIPLE first (or %s, which "
+          "initializes MPI itself)",
+          call.name, call.surface->init);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    fatal("%s: MPI has been finalized; ScopeDSM must start after MPI_Init and end before MPI_Finalize", call.name);
+  set_abort_hook(&abort_job);
+  if (comm == MPI_COMM_NULL)
+    fatal("%s: the communicator is MPI_COMM_NULL; pass one this process belongs to (a process that MPI_Comm_split "
+          "gave MPI_COMM_NULL takes no part in ScopeDSM and does not call %s)",
+          call.name, call.name);
+  int inter = 0;
+  MPI_Comm_test_inter(comm, &inter);
+  if (inter) fatal("%s: the communicator is an intercommunicator; pass an intracommunicator", call.name);
+}
+
+// MPI_Finalize while the runtime runs: MPI deletes the attributes of
+// MPI_COMM_SELF first thing in MPI_Finalize (MPI 3.1 section 8.7.1), from any
+// language's binding, so the deletion of ours reports it, MPI still intact.
+int g_finalize_keyval = MPI_KEYVAL_INVALID;
+
+int on_mpi_finalize(MPI_Comm, int, void*, void*) {
+  if (g_lifecycle.load() == Lifecycle::kRunning && !fatal_in_progress()) {
+    const Surface& s = *g_runtime->state().surface;
+    fatal("MPI_Finalize was called while ScopeDSM still runs; ScopeDSM must end first: call %s before MPI_Finalize",
+          s.finalize);
+  }
+  return MPI_SUCCESS;
+}
+
+void watch_mpi_finalize() {
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_mpi_finalize, &g_finalize_keyval, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_keyval, nullptr);
+}
+
+void unwatch_mpi_finalize() {
+  if (g_finalize_keyval == MPI_KEYVAL_INVALID) return;
+  MPI_Comm_delete_attr(MPI_COMM_SELF, g_finalize_keyval);
+  MPI_Comm_free_keyval(&g_finalize_keyval);
+}
+
 }  // namespace
 
 bool Runtime::running() { return g_lifecycle.load() == Lifecycle::kRunning; }
@@ -217,28 +275,25 @@ Runtime& Runtime::require_running(ApiCall call) {
   fatal("%s", after_finalize_error(call).c_str());
 }
 
-void Runtime::init(int* argc, char*** argv, ApiCall call) {
-  Lifecycle l = g_lifecycle.load();
-  if (l != Lifecycle::kNotStarted) {
+void Runtime::init(int* argc, char*** argv, ApiCall call) { launch(argc, argv, call, {}, nullptr); }
+
+void Runtime::init_fixed(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed) {
+  launch(argc, argv, call, fixed, nullptr);
+}
+
+void Runtime::init_comm(MPI_Comm comm, ApiCall call) { launch(nullptr, nullptr, call, {}, &comm); }
+
+void Runtime::launch(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed, const MPI_Comm* program_comm) {
+  if (const Lifecycle l = g_lifecycle.load(); l != Lifecycle::kNotStarted) {
     guess_rank_for_messages();
     fatal("%s", init_again_error(call, l != Lifecycle::kRunning).c_str());
   }
   g_runtime = new Runtime();
-  g_runtime->start(argc, argv, call, {});
+  g_runtime->start(argc, argv, call, fixed, program_comm);
   g_lifecycle.store(Lifecycle::kRunning);
 }
 
-void Runtime::init_fixed(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed) {
-  if (g_lifecycle.load() != Lifecycle::kNotStarted) {
-    guess_rank_for_messages();
-    fatal("%s", init_again_error(call, g_lifecycle.load() != Lifecycle::kRunning).c_str());
-  }
-  g_runtime = new Runtime();
-  g_runtime->start(argc, argv, call, fixed);
-  g_lifecycle.store(Lifecycle::kRunning);
-}
-
-void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed) {
+void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed, const MPI_Comm* program_comm) {
   start_ns_ = now_ns();
   state_ = std::make_unique<RuntimeState>();
   state_->surface = call.surface;
@@ -252,6 +307,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
 
   int initialized = 0;
   MPI_Initialized(&initialized);
+  if (program_comm != nullptr) check_program_comm(call, *program_comm, initialized != 0);
   int provided = MPI_THREAD_SINGLE;
   // Before the MPI library sets its own (fault_handler.h).
   remember_program_segv_handler();
@@ -264,24 +320,39 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   } else {
     MPI_Query_thread(&provided);
   }
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // The processes of this runtime: the program's communicator, or every
+  // process of the job. Ranks inside ScopeDSM are ranks in it.
+  const MPI_Comm program = program_comm != nullptr ? *program_comm : MPI_COMM_WORLD;
+  int rank = 0, size = 1, job_size = 1;
+  MPI_Comm_rank(program, &rank);
+  MPI_Comm_size(program, &size);
+  MPI_Comm_size(MPI_COMM_WORLD, &job_size);
   set_log_rank(rank);
   set_abort_hook(&abort_job);
-  refuse_foreign_launcher(init, size);
+  // The launcher's count is of the whole job: compared with the job's size
+  // as MPI sees it, not with a communicator the program chose.
+  refuse_foreign_launcher(init, job_size);
   if (provided < MPI_THREAD_MULTIPLE && initialized)
-    fatal("%s: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
-          "the application thread both use MPI. Initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) "
-          "or let %s do it.",
-          init, provided, MPI_THREAD_MULTIPLE, init);
+    fatal("%s: MPI was initialized with thread level %s, but ScopeDSM needs MPI_THREAD_MULTIPLE (its service thread "
+          "and the application thread both use MPI): initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, "
+          "...)%s",
+          init, thread_level_name(provided), program_comm != nullptr ? "" : (std::string(" or let ") + init + " do it").c_str());
   if (provided < MPI_THREAD_MULTIPLE)
-    fatal("%s: MPI provides thread level %d but ScopeDSM needs MPI_THREAD_MULTIPLE (%d): its service thread and "
-          "the application thread both use MPI. Use an MPI library built with thread support.",
-          init, provided, MPI_THREAD_MULTIPLE);
+    fatal("%s: MPI provides thread level %s but ScopeDSM needs MPI_THREAD_MULTIPLE: its service thread and the "
+          "application thread both use MPI. Use an MPI library built with thread support.",
+          init, thread_level_name(provided));
+  // Every collective call and message of the runtime goes on communicators
+  // of its own, duplicated from the program's: nothing the program sends,
+  // whatever its tags, can match them, and no collective call of the program
+  // on its communicator meets one of the runtime's. (Test fault program-comm,
+  // the negative control, uses the program's communicator itself.)
+  shares_program_comm_ = (cfg.test_faults & static_cast<uint64_t>(TestFault::kProgramComm)) != 0;
+  if (shares_program_comm_) own_comm_ = program;
+  else MPI_Comm_dup(program, &own_comm_);
+  watch_mpi_finalize();
   state_->rank = rank;
   state_->size = size;
-  reports_.start(&state_->config, rank, size, &state_->stats);
+  reports_.start(&state_->config, rank, size, &state_->stats, own_comm_);
   jia_pid = rank;  // the JIAJIA names, whichever init was called
   hostc = size;
   // A misspelt setting would otherwise do nothing without a word. Rank 0
@@ -293,10 +364,10 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
                    doc_path("CONFIG.md").c_str());
 
   // Every process must agree on the region size, or addresses would differ.
-  if (const auto sizes = agree_on(cfg.region_size, MPI_COMM_WORLD); sizes.first != sizes.second)
+  if (const auto sizes = agree_on(cfg.region_size, own_comm_); sizes.first != sizes.second)
     fatal("%s: SCOPEDSM_REGION_SIZE differs between processes; give every process the same value", init);
   // And on the coherence unit, or page numbers would name different memory.
-  if (const auto units = agree_on(cfg.unit_pages, MPI_COMM_WORLD); units.first != units.second)
+  if (const auto units = agree_on(cfg.unit_pages, own_comm_); units.first != units.second)
     fatal("%s: SCOPEDSM_UNIT_PAGES differs between processes: some use %" PRIu64 " and others %" PRIu64
           " (this one %" PRIu32 "); give every process the same value",
           init, units.first, units.second, cfg.unit_pages);
@@ -305,13 +376,13 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
           "-byte pages, more than the %" PRIu64 " bytes a diff can address; use at most %" PRIu64,
           init, cfg.unit_pages, os_page * cfg.unit_pages, os_page, kMaxUnitBytes, kMaxUnitBytes / os_page);
 
-  Status s = state_->node.init(MPI_COMM_WORLD, cfg.node_sharing, cfg.node_procs);
+  Status s = state_->node.init(own_comm_, cfg.node_sharing, cfg.node_procs);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
-  s = state_->transport.init(MPI_COMM_WORLD, state_->node, cfg);
+  s = state_->transport.init(own_comm_, state_->node, cfg, !shares_program_comm_);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
-  MPI_Comm_dup(MPI_COMM_WORLD, &user_comm_);
-  MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm_);
-  s = state_->region.reserve(MPI_COMM_WORLD, cfg.region_size, cfg.unit_pages, cfg.home_backing_dir, fixed);
+  MPI_Comm_dup(own_comm_, &user_comm_);
+  MPI_Comm_dup(own_comm_, &coll_comm_);
+  s = state_->region.reserve(own_comm_, cfg.region_size, cfg.unit_pages, cfg.home_backing_dir, fixed);
   if (!s.ok()) fatal("%s: %s", init, s.message().c_str());
   // A diff names its first word in 16 bits (protocol/diff.h): pages of more
   // than 65536 words would have their high words written at the wrong offset.
@@ -391,9 +462,9 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   service_->start(cfg.service_slice_us * 1000);
   // With SCOPEDSM_RESTART, our home pages are loaded here, before the
   // program runs on; its allocations then find them (runtime/checkpoint.h).
-  ckpt_.open(&state_->config, rank, size, &state_->region, (argv != nullptr && *argv != nullptr) ? (*argv)[0] : nullptr,
+  ckpt_.open(own_comm_, &state_->config, rank, size, &state_->region, (argv != nullptr && *argv != nullptr) ? (*argv)[0] : nullptr,
              init);
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(own_comm_);
   load_ = std::make_unique<LoadBalancer>(size, rank);
   tasks_ = std::make_unique<TaskMigrator>(rank, static_cast<TaskMigrationMode>(cfg.task_migration),
                                           cfg.task_migration_alpha, cfg.task_migration_beta,
@@ -424,7 +495,7 @@ bool Runtime::open_one_sided(bool node_shared) {
   // Does any process have pages homed on another node? (Node sharing may
   // have failed on some nodes only, so every process says.)
   int remote = s.size > 1 && (!node_shared || s.node.nodes() > 1) ? 1 : 0, any = 0;
-  MPI_Allreduce(&remote, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&remote, &any, 1, MPI_INT, MPI_MAX, own_comm_);
   if (!any || mode == FetchMode::kMessage) return false;
   Status st = s.rma.create(s.transport.comm(), s.region.alias_base(), s.region.bytes(), s.region.share_base(),
                            s.region.share_bytes());
@@ -699,7 +770,9 @@ void Runtime::finalize(ApiCall call, bool at_exit) {
   s.region.retire(keep_pages_);
   MPI_Comm_free(&user_comm_);
   MPI_Comm_free(&coll_comm_);
+  if (!shares_program_comm_) MPI_Comm_free(&own_comm_);
   g_lifecycle.store(Lifecycle::kFinished);
+  unwatch_mpi_finalize();
   set_abort_hook(nullptr);
   if (we_initialized_mpi_)
     finalize_mpi(s.config.timeout_s, s.rank, s.rank == 1 && (s.config.test_faults & static_cast<uint64_t>(TestFault::kHangInFinalize)) != 0);

@@ -34,6 +34,12 @@ class Runtime {
   // init for an OpenMP program (omp/): the region starts at `fixed`, over
   // the program's shared globals (memory/region.h).
   static void init_fixed(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed);
+  // init inside a program that runs MPI itself (scopedsm_init_comm): MPI is
+  // initialized, and stays so after finalize; the runtime's processes are
+  // those of `comm`, and its ranks theirs in it. Misuse (MPI not
+  // initialized or finalized, MPI_COMM_NULL, an intercommunicator, a thread
+  // level below MPI_THREAD_MULTIPLE) is reported naming `call`.
+  static void init_comm(MPI_Comm comm, ApiCall call);
   // The running instance; reports a call before init or after finalize.
   static Runtime& require_running(ApiCall call);
   static bool running();
@@ -112,7 +118,10 @@ class Runtime {
 
  private:
   Runtime() = default;
-  void start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed);
+  // Every init: `program_comm` is scopedsm_init_comm's communicator, or
+  // null for the whole job (MPI initialized here if the program has not).
+  static void launch(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed, const MPI_Comm* program_comm);
+  void start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fixed, const MPI_Comm* program_comm);
   static bool on_region_fault(void* addr, Access access);
   // Records next_page_ as the allocated extent (page table, fault reports).
   void note_allocated();
@@ -135,6 +144,11 @@ class Runtime {
   Checkpoints ckpt_;
   MPI_Comm user_comm_ = MPI_COMM_NULL;
   MPI_Comm coll_comm_ = MPI_COMM_NULL;
+  // The runtime's duplicate of the program's communicator (or of
+  // MPI_COMM_WORLD): start-up's and shut-down's collective calls, and the
+  // communicator every other one of the runtime's is duplicated or split from.
+  MPI_Comm own_comm_ = MPI_COMM_NULL;
+  bool shares_program_comm_ = false;  // test fault program-comm: own_comm_ is the program's
   bool we_initialized_mpi_ = false;
   uint64_t start_ns_ = 0;
   uint64_t next_page_ = 0;

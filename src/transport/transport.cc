@@ -13,8 +13,10 @@ WakeRole role_for(Tag tag) { return tag == kTagRequest ? WakeRole::kService : Wa
 
 }  // namespace
 
-Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& config) {
-  MPI_Comm_dup(world, &comm_);
+Status Transport::init(MPI_Comm world, const NodeTopology& node, const Config& config, bool duplicate) {
+  owns_comm_ = duplicate;
+  if (duplicate) MPI_Comm_dup(world, &comm_);
+  else comm_ = world;
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   Status s = wakeup_.init(node);
@@ -50,7 +52,8 @@ void Transport::finalize() {
   // acknowledged before jia_exit's final rendezvous), so this terminates.
   outbox_.drain();
   wakeup_.shutdown();
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (comm_ != MPI_COMM_NULL && owns_comm_) MPI_Comm_free(&comm_);
+  comm_ = MPI_COMM_NULL;
 }
 
 void Transport::post(int dest, Tag tag, const void* data, size_t n, SharedBytes keep) {

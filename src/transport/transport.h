@@ -1,7 +1,8 @@
 // Message transport over MPI: the facade the rest of the runtime talks to.
 //
-// The runtime talks on its own duplicate of MPI_COMM_WORLD so that nothing
-// it sends can match an application's receives. Both the application thread
+// The runtime talks on its own duplicate of the communicator it runs on
+// (MPI_COMM_WORLD, or the one the program gave scopedsm_init_comm) so that
+// nothing it sends can match an application's receives. Both the application thread
 // and the service thread send; each thread receives only its own tag
 // (requests for the service thread, replies and pages for the application
 // thread), so receives never race. Transport itself only routes; each
@@ -66,7 +67,8 @@ class Transport {
 
   // Collective. Duplicates `world` and sets up the wake-up channel between
   // the processes `node` says share a node. `node` must outlive the transport.
-  Status init(MPI_Comm world, const NodeTopology& node, const Config& config);
+  // `duplicate` false (test fault program-comm only) talks on `world` itself.
+  Status init(MPI_Comm world, const NodeTopology& node, const Config& config, bool duplicate = true);
   // Hands to MPI every send the cost model still holds for its departure
   // (SCOPEDSM_NET), without waiting for any to complete. Shutdown calls it
   // once the service thread has stopped: that thread no longer progresses
@@ -169,6 +171,7 @@ class Transport {
                        const std::function<void()>* watch);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
+  bool owns_comm_ = true;
   int rank_ = 0;
   int size_ = 1;
   std::atomic<uint32_t> seq_{0};

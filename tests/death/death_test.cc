@@ -269,7 +269,31 @@ INSTANTIATE_TEST_SUITE_P(
              "for rank 0, which holds lock 0; the job ends at 2 s unless rank 0 releases it\n"
              "(.*\n)*scopedsm: rank 0: jia_lock\\(0\\) timed out: rank 1 has waited [0-9]+\\.[0-9] s, the "
              "SCOPEDSM_TIMEOUT limit, for rank 0, which holds lock 0; is rank 0 alive, and does it release the lock\\?",
-             {"SCOPEDSM_TIMEOUT=2"}}),
+             {"SCOPEDSM_TIMEOUT=2"}},
+        // Inside an MPI program (scopedsm_mpi.h): one line each.
+        Case{"comm_before_mpi_init", 2,
+             "scopedsm: rank [01]: scopedsm_init_comm: MPI is not initialized; call MPI_Init_thread with "
+             "MPI_THREAD_MULTIPLE first \\(or scopedsm_init, which initializes MPI itself\\)\n",
+             {}},
+        Case{"comm_after_mpi_finalize", 2,
+             "scopedsm: rank [01]: scopedsm_init_comm: MPI has been finalized; ScopeDSM must start after MPI_Init and "
+             "end before MPI_Finalize\n",
+             {}},
+        Case{"comm_null", 2,
+             "scopedsm: rank [01]: scopedsm_init_comm: the communicator is MPI_COMM_NULL; pass one this process "
+             "belongs to",
+             {}},
+        Case{"comm_twice", 2, "scopedsm: rank [01]: scopedsm_init_comm: ScopeDSM is already initialized; call "
+             "scopedsm_init exactly once per process\n", {}},
+        Case{"comm_thread_single", 2,
+             "scopedsm: rank [01]: scopedsm_init_comm: MPI was initialized with thread level MPI_THREAD_SINGLE, but "
+             "ScopeDSM needs MPI_THREAD_MULTIPLE \\(its service thread and the application thread both use MPI\\): "
+             "initialize MPI with MPI_Init_thread\\(\\.\\.\\., MPI_THREAD_MULTIPLE, \\.\\.\\.\\)\n",
+             {}},
+        Case{"comm_mpi_finalize_first", 2,
+             "scopedsm: rank [01]: MPI_Finalize was called while ScopeDSM still runs; ScopeDSM must end first: call "
+             "scopedsm_finalize before MPI_Finalize\n",
+             {}}),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(
@@ -304,6 +328,15 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"write_from_other_thread", 2,
              "rank 0: write\\(0x[0-9a-f]+, 16384 bytes\\) on shared memory failed with EFAULT in thread [0-9]+, "
              "which is not the thread that called scopedsm::Runtime",
+             {}},
+        // Inside an MPI program (scopedsm_mpi.h), in the C++ API's words.
+        Case{"comm_mpi_finalize_first", 2,
+             "scopedsm: rank [01]: MPI_Finalize was called while ScopeDSM still runs; ScopeDSM must end first: call "
+             "scopedsm::finalize before MPI_Finalize\n",
+             {}},
+        Case{"comm_twice", 2,
+             "scopedsm: rank [01]: scopedsm::init: ScopeDSM is already initialized; call scopedsm::init exactly once "
+             "per process\n",
              {}}),
     case_name);
 

@@ -12,6 +12,9 @@
 
 #include "jia.h"
 #include "scopedsm.h"
+#ifndef SCOPEDSM_MISUSE_SEQ /* libscopedsm_seq has no MPI and no scopedsm_init_comm */
+#include "scopedsm_mpi.h"
+#endif
 
 static void app_handler(int sig) {
   (void)sig;
@@ -123,8 +126,46 @@ static int surface_case(const struct surface *api, const char *c) {
   return 0;
 }
 
+#ifndef SCOPEDSM_MISUSE_SEQ
+/* The mistakes of a program that runs MPI itself (scopedsm_mpi.h). */
+static int comm_case(const char *c, int argc, char **argv) {
+  int provided = 0;
+  if (!strcmp(c, "comm_before_mpi_init")) {
+    scopedsm_init_comm(MPI_COMM_WORLD);
+  } else if (!strcmp(c, "comm_after_mpi_finalize")) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Finalize();
+    scopedsm_init_comm(MPI_COMM_WORLD);
+  } else if (!strcmp(c, "comm_null")) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    scopedsm_init_comm(MPI_COMM_NULL);
+  } else if (!strcmp(c, "comm_twice")) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    scopedsm_init_comm(MPI_COMM_WORLD);
+    scopedsm_init_comm(MPI_COMM_WORLD);
+  } else if (!strcmp(c, "comm_thread_single")) {
+    MPI_Init(&argc, &argv);
+    scopedsm_init_comm(MPI_COMM_WORLD);
+  } else if (!strcmp(c, "comm_mpi_finalize_first")) {
+    /* MPI_Finalize while ScopeDSM runs: the program forgot scopedsm_finalize. */
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    scopedsm_init_comm(MPI_COMM_WORLD);
+    scopedsm_barrier();
+    MPI_Finalize();
+  } else {
+    fprintf(stderr, "misuse: unknown case '%s'\n", c);
+    return 2;
+  }
+  fprintf(stderr, "misuse case '%s' was not detected\n", c);
+  return 0;
+}
+#endif
+
 int main(int argc, char **argv) {
   const char *c = argc > 1 ? argv[1] : "";
+#ifndef SCOPEDSM_MISUSE_SEQ
+  if (!strncmp(c, "comm_", 5)) return comm_case(c, argc, argv);
+#endif
   const struct surface *api = &jiajia;
   if (!strncmp(c, "c_", 2)) {
     api = &c_api;

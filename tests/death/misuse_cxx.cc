@@ -10,6 +10,9 @@
 
 #include "jia.h"
 #include "scopedsm.hpp"
+#ifndef SCOPEDSM_MISUSE_SEQ
+#include "scopedsm_mpi.h"
+#endif
 
 namespace {
 bool is(const char* c, const char* name) { return std::strcmp(c, name) == 0; }
@@ -21,6 +24,20 @@ int main(int argc, char** argv) {
     scopedsm::barrier();
     return 0;
   }
+#ifndef SCOPEDSM_MISUSE_SEQ
+  // Inside an MPI program: MPI_Finalize before scopedsm::finalize, and
+  // scopedsm::init twice.
+  if (is(c, "comm_mpi_finalize_first") || is(c, "comm_twice")) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    scopedsm::init(MPI_COMM_WORLD);
+    if (is(c, "comm_twice")) scopedsm::init(MPI_COMM_WORLD);
+    scopedsm::barrier();
+    MPI_Finalize();
+    std::fprintf(stderr, "misuse case '%s' was not detected\n", c);
+    return 0;
+  }
+#endif
   {
     scopedsm::Runtime dsm(argc, argv);
     // n = -1 through size_t: n * 8 wraps to 2^64 - 8, which used to round down

@@ -62,7 +62,7 @@ mkdir -p "$work"
 step "installing $build into $prefix"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
 for f in lib/cmake/ScopeDSM/ScopeDSMConfig.cmake lib/cmake/ScopeDSM/ScopeDSMConfigVersion.cmake \
-         lib/pkgconfig/scopedsm.pc include/scopedsm.h include/scopedsm.hpp include/jia.h include/jiaf.h \
+         lib/pkgconfig/scopedsm.pc include/scopedsm.h include/scopedsm.hpp include/scopedsm_mpi.h include/jia.h include/jiaf.h \
          bin/scopedsm bin/scopedsm-fc; do
   [ -e "$prefix/$f" ] || fail "the installation has no $f"
 done
