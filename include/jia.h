@@ -121,7 +121,7 @@ void jia_waitcv(int cv);
  * and jia_restarted are scopedsm_checkpoint_register and scopedsm_restarted. */
 void jia_checkpoint(void);
 void jia_checkpoint_register(void *addr, long len);
-long long jia_restarted(void);
+long jia_restarted(void); /* long, not long long: jia.h stays C89 */
 
 /* Re-homing on next touch, not in JIAJIA 2.1: scopedsm_next_touch (see
  * scopedsm.h) under a JIAJIA-style name. Collective. */

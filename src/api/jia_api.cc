@@ -110,7 +110,7 @@ void jia_checkpoint_register(void* addr, long len) {
   if (len < 0) scopedsm::fatal("jia_checkpoint_register(%p, %ld): the length is negative", addr, len);
   scopedsm::api::checkpoint_register(jia_call("jia_checkpoint_register"), addr, static_cast<size_t>(len));
 }
-long long jia_restarted(void) { return scopedsm::api::restarted(jia_call("jia_restarted")); }
+long jia_restarted(void) { return static_cast<long>(scopedsm::api::restarted(jia_call("jia_restarted"))); }
 
 void jia_nexttouch(void* addr, long len) {
   const scopedsm::ApiCall call = scopedsm::jia_call("jia_nexttouch");

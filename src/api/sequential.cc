@@ -384,7 +384,7 @@ void jia_barrier(void) { barrier(jia_call("jia_barrier")); }
 void jia_wait(void) { require_running(jia_call("jia_wait")); }
 void jia_checkpoint(void) { require_running(jia_call("jia_checkpoint")); }
 void jia_checkpoint_register(void*, long) { require_running(jia_call("jia_checkpoint_register")); }
-long long jia_restarted(void) {
+long jia_restarted(void) {
   require_running(jia_call("jia_restarted"));
   return 0;
 }
