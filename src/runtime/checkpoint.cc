@@ -98,12 +98,13 @@ bool read_file(const std::string& path, std::string* out, int* err) {
   return true;
 }
 
-void mkdirs(const std::string& path) {
+// `call`: the checkpoint call the program made, which errors name.
+void mkdirs(const std::string& path, const char* call) {
   for (size_t at = 1; at <= path.size(); ++at) {
     if (at != path.size() && path[at] != '/') continue;
     const std::string part = path.substr(0, at);
     if (::mkdir(part.c_str(), 0777) != 0 && errno != EEXIST)
-      fatal("scopedsm_checkpoint: cannot create the directory %s: %s (SCOPEDSM_CHECKPOINT_DIR)", part.c_str(),
+      fatal("%s: cannot create the directory %s: %s (SCOPEDSM_CHECKPOINT_DIR)", call, part.c_str(),
             errno_text(errno).c_str());
   }
 }
@@ -111,7 +112,7 @@ void mkdirs(const std::string& path) {
 // An open file for writing a checkpoint: every error ends the job naming it.
 class OutFile {
  public:
-  explicit OutFile(std::string path) : path_(std::move(path)) {
+  OutFile(std::string path, const char* call) : path_(std::move(path)), call_(call) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) fail();
   }
@@ -137,10 +138,11 @@ class OutFile {
 
  private:
   [[noreturn]] void fail() const {
-    fatal("scopedsm_checkpoint: cannot write %s: %s; the previous checkpoint stays current", path_.c_str(),
+    fatal("%s: cannot write %s: %s; the previous checkpoint stays current", call_, path_.c_str(),
           errno_text(errno).c_str());
   }
   std::string path_;
+  const char* call_;
   int fd_ = -1;
   uint64_t bytes_ = 0;
   uint32_t crc_ = 0;
@@ -421,13 +423,13 @@ void Checkpoints::take(ApiCall call, SyncClient& sync, Coherence& coherence) {
   if (seq > UINT32_MAX) fatal("%s: too many checkpoints", call.name);
   collect_garbage();
   const std::string gdir = gen_dir(seq);
-  mkdirs(gdir);
+  mkdirs(gdir, call.name);
 
   // The pages: changed ones written (in runs of consecutive pages, straight
   // from our memory of them), unchanged ones referenced where they are.
   std::vector<Entry> next;
   const size_t ps = region_->page_size();
-  OutFile data(data_path(seq, rank_));
+  OutFile data(data_path(seq, rank_), call.name);
   size_t old_at = 0;
   uint64_t written = 0;
   uint64_t run_first = 0, run_count = 0;
@@ -457,7 +459,7 @@ void Checkpoints::take(ApiCall call, SyncClient& sync, Coherence& coherence) {
   data.finish();
 
   // The index: header, entries, buffers, then the CRC of all of it.
-  OutFile idx(index_path(seq, rank_));
+  OutFile idx(index_path(seq, rank_), call.name);
   IndexHeader h{};
   std::memcpy(h.magic, kIndexMagic, 8);
   h.seq = seq;
@@ -501,7 +503,7 @@ void Checkpoints::take(ApiCall call, SyncClient& sync, Coherence& coherence) {
     m += "end " + hex32(crc32c(m.data(), m.size())) + "\n";
     const std::string tmp = dir_ + "/manifest.tmp";
     {
-      OutFile f(tmp);
+      OutFile f(tmp, call.name);
       f.put(m.data(), m.size());
       f.finish();
     }
