@@ -7,6 +7,7 @@ validates the variables with the runtime's own parser)."""
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -78,7 +79,6 @@ def slurm_info(vendor, environ=None, which=None):
     command that starts 4 processes of this build, and the allocation this
     shell is in (None outside a Slurm job): its job id, nodes and tasks as
     Slurm's variables name them."""
-    import shutil
     environ = os.environ if environ is None else environ
     srun = (which or shutil.which)("srun")
     plugin = srun_mpi_plugin(vendor)
