@@ -225,8 +225,7 @@ void jia_config(int key, int value) {
     // dissemination barrier (ON, the default) already takes ceil(log2 N)
     // rounds with no manager. OFF selects the central barrier at rank 0
     // (docs/PROTOCOL.md §4).
-    rt.state().config.central_barrier = value == OFF;
-    rt.sync().set_central_barrier(value == OFF);
+    rt.state().config.barrier_form = rt.sync().set_broadcast(value == ON);
     return;
   }
   // WVEC: a refetch by message brings only the blocks written since our
@@ -304,6 +303,12 @@ extern "C" uint64_t scopedsm_test_map_boundaries(void) {
 
 extern "C" uint64_t scopedsm_test_set_map_budget(uint64_t boundaries) {
   return Runtime::require_running(jia_call("scopedsm_test_set_map_budget")).state().region.set_boundary_budget(boundaries);
+}
+
+extern "C" int scopedsm_test_barrier_leaders(int* is_leader) {
+  Runtime& rt = Runtime::require_running(jia_call("scopedsm_test_barrier_leaders"));
+  *is_leader = rt.state().meet.is_leader() ? 1 : 0;
+  return static_cast<int>(rt.state().meet.leaders().size());
 }
 
 extern "C" size_t scopedsm_test_barrier_broadcast(void* buf, size_t len) {

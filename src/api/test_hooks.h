@@ -61,6 +61,10 @@ uint64_t scopedsm_test_set_map_budget(uint64_t boundaries);
  * §4): on the other ranks they are written to `buf` (which holds `len`
  * bytes). Returns the number of bytes this process received (rank 0: `len`). */
 size_t scopedsm_test_barrier_broadcast(void* buf, size_t len);
+// The barrier's node form (sync/node_meet.h): how many processes lead a
+// node (every node's leader takes part in the rounds), and whether this
+// process is one.
+int scopedsm_test_barrier_leaders(int* is_leader);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,10 @@ enum class FetchMode { kAuto, kRma, kMessage };
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 // How scopedsm_release hints give memory back (SCOPEDSM_RELEASE_POLICY).
 enum class ReleasePolicy { kBuffered, kAggressive };
+// How a barrier's processes meet (SCOPEDSM_BARRIER, docs/PROTOCOL.md §4):
+// the processes of a node in shared memory and one per node in rounds
+// (kNode), every process in rounds (kDissemination), or at rank 0 (kCentral).
+enum class BarrierForm : uint8_t { kNode, kDissemination, kCentral };
 
 // Test-only protocol breakages (SCOPEDSM_TEST_FAULT), one bit each, so the
 // protocol's hot paths test a bit rather than compare names.
@@ -172,7 +176,7 @@ struct Config {
   bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy
   bool write_vector = false;           // SCOPEDSM_WRITE_VECTOR: refetches bring only the blocks written since (WVEC)
   uint32_t write_vector_block = 0;     // its block size in bytes (also for jia_config(WVEC, ON)); 0 = 1/32 page
-  bool central_barrier = false;        // SCOPEDSM_BARRIER=central: rounds meet at rank 0 (JIAJIA's BROADCAST off)
+  BarrierForm barrier_form = BarrierForm::kNode;  // SCOPEDSM_BARRIER; jia_config(BROADCAST, ...) switches it
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   uint32_t node_procs = 0;             // SCOPEDSM_NODE_PROCS: at most this many processes per node; 0 = all
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read

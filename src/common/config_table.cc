@@ -441,9 +441,12 @@ std::vector<Setting> make_settings() {
             "4096", "How many lock ids a job has: 0 to this - 1."),
       on_off("SCOPEDSM_LOCK_INCARNATIONS", G::kSync, &Config::lock_incarnations,
              "Whether a lock grant carries only the write notices the acquirer has not seen (JIAJIA's incarnations)."),
-      choice<bool>("SCOPEDSM_BARRIER", G::kSync, &Config::central_barrier,
-                   {{"dissemination", false}, {"central", true}},
-                   "How a barrier's processes meet: in rounds among themselves, or at rank 0."),
+      choice<BarrierForm>("SCOPEDSM_BARRIER", G::kSync, &Config::barrier_form,
+                          {{"node", BarrierForm::kNode},
+                           {"dissemination", BarrierForm::kDissemination},
+                           {"central", BarrierForm::kCentral}},
+                          "How a barrier's processes meet: a node's in shared memory and one per node in rounds, "
+                          "every process in rounds, or at rank 0."),
       real("SCOPEDSM_TIMEOUT", G::kSync, &Config::timeout_s, 1e7, "seconds from 0 (no limit) to 10000000", "600",
            "Seconds any single wait may last before the job ends with a report; 0 = no limit (a deadlock still "
            "ends it)."),

@@ -10,10 +10,26 @@ void put_notices(Writer* out, const std::vector<WriteNotice>& notices) {
   out->put<uint32_t>(static_cast<uint32_t>(notices.size()));
   for (const auto& n : notices) {
     out->put<uint32_t>(n.page);
-    int32_t w = n.writer;
-    if (n.writer >= 0 && n.offers_home) w |= kWireOffersHome;
-    if (n.writer >= 0 && n.offers_home && n.touch_only) w |= kWireTouchOnly;
-    out->put<int32_t>(w);
+    out->put<int32_t>(pack_writer(n));
+  }
+}
+
+int32_t pack_writer(const WriteNotice& n) {
+  int32_t w = n.writer;
+  if (n.writer >= 0 && n.offers_home) w |= kWireOffersHome;
+  if (n.writer >= 0 && n.offers_home && n.touch_only) w |= kWireTouchOnly;
+  return w;
+}
+
+void unpack_writer(int32_t w, WriteNotice* n) {
+  n->writer = w;
+  if (w >= 0 && (w & kWireOffersHome) != 0) {
+    n->offers_home = true;
+    n->writer &= ~kWireOffersHome;
+    if ((n->writer & kWireTouchOnly) != 0) {
+      n->touch_only = true;
+      n->writer &= ~kWireTouchOnly;
+    }
   }
 }
 
@@ -28,15 +44,9 @@ Status get_notices(Reader* in, uint64_t page_limit, int ranks, std::vector<Write
   for (uint32_t i = 0; i < count; ++i) {
     WriteNotice n{};
     if (Status s = in->get(&n.page); !s.ok()) return s;
-    if (Status s = in->get(&n.writer); !s.ok()) return s;
-    if (n.writer >= 0 && (n.writer & kWireOffersHome) != 0) {
-      n.offers_home = true;
-      n.writer &= ~kWireOffersHome;
-      if ((n.writer & kWireTouchOnly) != 0) {
-        n.touch_only = true;
-        n.writer &= ~kWireTouchOnly;
-      }
-    }
+    int32_t w = 0;
+    if (Status s = in->get(&w); !s.ok()) return s;
+    unpack_writer(w, &n);
     if (n.page >= page_limit) return Status::Error("notice names page " + std::to_string(n.page) + " outside the allocated region");
     if (n.writer != kMultipleWriters && (n.writer < 0 || n.writer >= ranks))
       return Status::Error("notice names writer " + std::to_string(n.writer) + " which is not a rank");

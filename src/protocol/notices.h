@@ -37,6 +37,11 @@ struct WriteNotice {
   bool touch_only = false;
 };
 
+// The writer field as sent: the writer with kWireOffersHome and
+// kWireTouchOnly added for its flags; and back.
+int32_t pack_writer(const WriteNotice& n);
+void unpack_writer(int32_t w, WriteNotice* n);
+
 // u32 count, then count * (u32 page, i32 writer); a writer that offers to
 // become the home has kWireOffersHome added.
 void put_notices(Writer* out, const std::vector<WriteNotice>& notices);

@@ -397,6 +397,11 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
 
   const bool node_shared = share_node_memory();
   const bool one_sided = open_one_sided(node_shared);
+  // Barriers meet in the node's memory where it is shared (sync/node_meet.h).
+  s = state_->meet.init(own_comm_, state_->node, node_shared, state_->region.num_pages());
+  if (!s.ok())
+    SCOPEDSM_LOG(LogLevel::kWarn, "the processes on this node cannot meet in shared memory (%s); barriers use messages",
+                 s.message().c_str());
   RuntimeState& st = *state_;
   CoherenceParts parts;
   parts.rank = rank;

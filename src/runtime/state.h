@@ -29,6 +29,7 @@
 #include "sync/parts.h"
 #include "stats/stats.h"
 #include "protocol/lock_stack.h"
+#include "sync/node_meet.h"
 #include "transport/node.h"
 #include "transport/peer_watch.h"
 #include "transport/rma.h"
@@ -43,6 +44,7 @@ struct RuntimeState {
   int rank = 0;
   int size = 1;
   NodeTopology node;
+  NodeMeet meet;  // the node's meeting place for barriers (sync/node_meet.h)
   PeerWatch peers;  // the job's processes on this machine, watched for deaths (service thread)
   Transport transport;
   RmaWindows rma;  // active only when pages homed on other nodes are read one-sided
@@ -60,8 +62,8 @@ struct RuntimeState {
   // The parts the synchronization modules and the service work with.
   SyncParts sync_parts() {
     return SyncParts{rank,      size,   config.test_faults, config.timeout_s, &transport, &pages, &barriers_done,
-                     &in_barrier, surface,      config.locks, config.lock_incarnations, config.central_barrier,
-                     &wait_seq,   &config};
+                     &in_barrier, surface,      config.locks, config.lock_incarnations, config.barrier_form,
+                     &meet,       &wait_seq,   &config};
   }
 };
 

@@ -33,6 +33,20 @@
 // without a limit, a wait of a second is reported to the deadlock detector
 // (sync/deadlock_watch.h).
 //
+// Node (SCOPEDSM_BARRIER=node, the default): the processes of a node meet
+// in shared memory (sync/node_meet.h): each hands its notices to the node's
+// leader, its lowest rank, with no message; the leaders run the rounds
+// above among themselves (rounds kNodeRound + k), carrying their nodes'
+// merged notices; each leader then hands the merge to its node's
+// processes. One node: no message at all. A process whose node shares no
+// memory is its own node's leader. A process in another collective call
+// or another barrier form is found as the other forms find it: by rounds
+// reaching it, and on a node by reading the node's `barrier_call` words —
+// a process in a checked collective call reads its predecessor's on the
+// node's ring (the ring argument above, within the node), and a process in
+// the dissemination or central form reads every node peer's. The leader
+// compares its peers' call numbers as a round's are compared.
+//
 // Central (SCOPEDSM_BARRIER=central, jia_config(BROADCAST, OFF)): JIAJIA's
 // barrier without its BROADCAST option, kept so that its configuration can
 // be measured. Every other rank sends rank 0 its notices (BARR round
@@ -47,6 +61,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -81,11 +96,17 @@ class Barrier {
   // with them at no extra message. In at rank 0 (non-empty: empty means
   // none), out at the others (empty if rank 0 passed none).
   std::vector<WriteNotice> run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine,
-                               bool central = false, std::vector<std::byte>* broadcast = nullptr);
+                               BarrierForm form = BarrierForm::kNode, std::vector<std::byte>* broadcast = nullptr);
 
-  // The round numbers of the central form (dissemination rounds are below 32).
+  // The round numbers of the central form (dissemination rounds are below
+  // 32), and the first of the node form's rounds between leaders.
   static constexpr uint32_t kCentralUp = 1000;
   static constexpr uint32_t kCentralDown = 1001;
+  static constexpr uint32_t kNodeRound = 2000;
+  // How often a node-form wait files peer messages and runs its checks.
+  static constexpr uint64_t kChecksEveryNs = 20000;
+  static BarrierForm form_of_round(uint32_t round);
+  static const char* form_name(BarrierForm form);
 
   // While this process waits in collective call number `call`, described by
   // `what` (the surface's wait, an allocation, its finalize): takes the barrier rounds
@@ -97,6 +118,24 @@ class Barrier {
 
  private:
   void mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const;
+  [[noreturn]] void forms_differ(int first, BarrierForm first_form, int second, BarrierForm second_form) const;
+  // The dissemination rounds among `group` (ascending ranks, ours among
+  // them), numbered from `base`.
+  void rounds_among(ApiCall api, uint32_t epoch, uint32_t call, const std::vector<int>& group, uint32_t base,
+                    uint64_t start, bool* stall_told, BarrierMsg* out);
+  // The node form's two halves: the leader gathers its peers' notices and
+  // hands out the merge; a peer hands in its notices and takes the merge.
+  void gather_node(ApiCall api, uint32_t epoch, uint32_t call, uint64_t start, bool* stall_told, BarrierMsg* out);
+  void publish_node(uint32_t epoch, const BarrierMsg& out);
+  void meet_leader(ApiCall api, uint32_t epoch, uint32_t call, uint64_t start, bool* stall_told, BarrierMsg* out);
+  // Waits in the node form until `ready`, as take_round waits for a round.
+  void wait_node(const std::function<bool()>& ready, const char* what, int from, uint32_t epoch, uint64_t start,
+                 bool* stall_told);
+  // What every barrier wait does between polls: file peer messages, feed
+  // the deadlock detector, tell rank 0 of a stall; and find a process of
+  // another barrier form (rounds of another form reaching a node-form
+  // process; node peers of another form, seen by the other forms).
+  void between_polls(BarrierForm form, uint32_t call, uint32_t epoch, uint64_t start, bool* stall_told);
   // Sends `out` as round `round` to `to`.
   void send_round(int to, BarrierMsg& out, uint32_t round);
   // Waits for the next round from `from`, checks it is round `round` of
@@ -106,6 +145,9 @@ class Barrier {
                   bool* stall_told, BarrierMsg* into, bool last);
 
   const SyncParts p_;
+  uint64_t rounds_checked_ = 0;  // PeerInbox::rounds_received() when the rounds' forms were last checked
+  std::vector<WriteNotice> theirs_;  // a node peer's notices, read out of its slot
+  std::vector<int> all_ranks_;       // 0 .. size - 1: the dissemination form's group
   std::vector<std::byte> last_broadcast_;  // rank 0, test fault stale-broadcast only
   const uint64_t stall_after_ns_;  // when a waiting process tells rank 0 (0: never)
   PeerInbox* const inbox_;

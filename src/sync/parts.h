@@ -14,6 +14,7 @@
 #include "common/surface.h"
 #include "memory/page_table.h"
 #include "protocol/messages.h"
+#include "sync/node_meet.h"
 #include "transport/transport.h"
 
 namespace scopedsm {
@@ -34,9 +35,12 @@ struct SyncParts {
   const Surface* surface = &kCSurface;
   int locks = kMaxLocks;  // lock ids are 0 .. locks - 1 (SCOPEDSM_LOCKS)
   // Start-up values of two switches (the client may change them at run
-  // time): SCOPEDSM_LOCK_INCARNATIONS and SCOPEDSM_BARRIER=central.
+  // time): SCOPEDSM_LOCK_INCARNATIONS and SCOPEDSM_BARRIER.
   bool lock_incarnations = true;
-  bool central_barrier = false;
+  BarrierForm barrier_form = BarrierForm::kNode;
+  // The node's meeting place in shared memory (the barrier's node form);
+  // null where the node's processes do not share memory.
+  NodeMeet* meet = nullptr;
   // The synchronization wait the application thread is in (its number, from
   // 1; 0: none): written by it (WaitReporter), read by the service thread to
   // answer the deadlock detector's probes (sync/deadlock_watch.h).

@@ -19,6 +19,7 @@ void PeerInbox::drain() {
       if (queue.size() == 2)
         fatal("protocol error: a third barrier round from rank %d before the first was used", in.source);
       queue.push_back(Round{std::move(in)});
+      ++rounds_received_;
     } else if (type == MsgType::kHandoff) {
       // Its notices were written before we took the lock, so they name
       // pages we have allocated.

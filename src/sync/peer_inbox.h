@@ -35,6 +35,9 @@ class PeerInbox {
   void drain();
   // The rounds from `source` not yet used, oldest first.
   std::deque<Round>& rounds_from(int source) { return rounds_[static_cast<size_t>(source)]; }
+  // How many rounds drain() has filed so far (a waiter compares counts to
+  // see whether any came).
+  uint64_t rounds_received() const { return rounds_received_; }
   // Takes the hand-over of `lock` for tenure `version`, if it has arrived
   // (one for an earlier tenure is dropped).
   bool take_handoff(uint32_t lock, uint64_t version, HandoffMsg* out);
@@ -47,6 +50,7 @@ class PeerInbox {
  private:
   const SyncParts p_;
   std::vector<std::deque<Round>> rounds_;
+  uint64_t rounds_received_ = 0;
   std::unordered_map<uint32_t, HandoffMsg> handoffs_;
   std::unordered_map<uint64_t, AmoNotifyMsg> amo_;  // by page << 32 | offset
 };

@@ -56,7 +56,7 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
       own_locks_(here.locks),
       own_home_(here.home),
       lock_incarnations_(parts.lock_incarnations),
-      central_barrier_(parts.central_barrier) {}
+      barrier_form_(parts.barrier_form) {}
 
 void SyncClient::check_lock_id(ApiCall call, int lock) const {
   if (lock < 0 || lock >= p_.locks)
@@ -189,7 +189,7 @@ void SyncClient::barrier(ApiCall call, std::vector<std::byte>* broadcast) {
   {
     const uint32_t number = calls_++;
     WaitReporter::Scope waiting(&waits_, WaitKind::kCollective, number, calls_, call, call.name);
-    merged = barrier_.run(call, epoch, number, c_->barrier_notices(stack_->take_bottom()), central_barrier_, broadcast);
+    merged = barrier_.run(call, epoch, number, c_->barrier_notices(stack_->take_bottom()), barrier_form_, broadcast);
   }
   if (p_.test_fault(TestFault::kSlowBarrierFinish) &&
       std::any_of(merged.begin(), merged.end(), [&](const WriteNotice& n) { return n.offers_home && n.writer == p_.rank; }))

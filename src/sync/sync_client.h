@@ -102,9 +102,14 @@ class SyncClient {
     return it == seen_.end() ? 0 : it->second;
   }
 
-  // jia_config(BROADCAST, ON/OFF): the dissemination barrier or the central
-  // one (every process must make the same choice before its next barrier).
-  void set_central_barrier(bool central) { central_barrier_ = central; }
+  // jia_config(BROADCAST, ON/OFF): the barrier of SCOPEDSM_BARRIER (the
+  // node form if that is central), or the central one (every process must
+  // make the same choice before its next barrier). Returns the form now.
+  BarrierForm set_broadcast(bool on) {
+    barrier_form_ = !on ? BarrierForm::kCentral
+                        : (p_.barrier_form == BarrierForm::kCentral ? BarrierForm::kNode : p_.barrier_form);
+    return barrier_form_;
+  }
 
  private:
   void check_lock_id(ApiCall call, int lock) const;
@@ -136,7 +141,7 @@ class SyncClient {
   LockManager* const own_locks_ PT_GUARDED_BY(serve_mutex_);
   HomeServer* const own_home_ PT_GUARDED_BY(serve_mutex_);
   const bool lock_incarnations_;  // SCOPEDSM_LOCK_INCARNATIONS: ACQ names the version we saw (off: 0)
-  bool central_barrier_;          // SCOPEDSM_BARRIER=central, or jia_config(BROADCAST, OFF)
+  BarrierForm barrier_form_;      // SCOPEDSM_BARRIER, or jia_config(BROADCAST, ...)
   uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)
 };
 

@@ -1,6 +1,7 @@
-// The barrier (docs/PROTOCOL.md §4): ceil(log2 N) rounds of messages
-// between the processes themselves, each carrying the merge of the write
-// notices its sender knows. These tests run at 1, 2 and 4 processes with
+// The barrier (docs/PROTOCOL.md §4): the processes of a node meet in shared
+// memory, and their leaders exchange ceil(log2 M) rounds of messages, each
+// carrying the merge of the write notices its sender knows
+// (SCOPEDSM_BARRIER=dissemination: every process, ceil(log2 N) rounds). These tests run at 1, 2 and 4 processes with
 // the rest of the suite, and at 3 and 5 (mpi.barrier.np3, .np5), where the
 // last round overlaps ranks already heard from.
 #include <gtest/gtest.h>
@@ -10,17 +11,12 @@
 
 #include "api/test_hooks.h"
 #include "jia.h"
+#include "support/barrier_layout.h"
 #include "support/test_util.h"
 
 using namespace scopedsm_test;
 
 namespace {
-
-uint64_t rounds_for(int n) {
-  uint64_t r = 0;
-  while ((1 << r) < n) ++r;
-  return r;
-}
 
 TEST(Barrier, EachProcessSendsCeilLog2NRoundsAndNothingMeetsAtRankZero) {
   // A round is counted as received when it arrives, which may be while its
@@ -32,7 +28,7 @@ TEST(Barrier, EachProcessSendsCeilLog2NRoundsAndNothingMeetsAtRankZero) {
   const uint64_t self0 = counter("self_msgs_sent"), stall0 = counter("msgs_sent_BARRSTALL");
   const uint64_t barriers = 7;
   for (uint64_t i = 0; i < barriers; ++i) jia_barrier();
-  const uint64_t expected = barriers * rounds_for(nprocs());
+  const uint64_t expected = barriers * barrier_messages();
   EXPECT_EQ(counter("msgs_recv_BARR") - recv0, expected);
   EXPECT_EQ(counter("msgs_sent_BARR") - sent0, expected);
   // Rank 0 sends itself nothing: there is no arrival at a manager.

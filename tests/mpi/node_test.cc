@@ -155,12 +155,15 @@ TEST(NodeRaces, PeersMergeDiffsIntoOneHomePageAtOnce) {
   // Every process writes its own bytes of every word of a page homed at
   // rank 0, in the same interval; the others' diffs merge into the home's
   // memory concurrently at the barrier. Merging a whole word instead of
-  // the changed bytes would overwrite a neighbour's byte.
+  // the changed bytes would overwrite a neighbour's byte. (The scopedsm_wait,
+  // which makes nothing coherent, has every process write before anyone
+  // merges, so the home's own bytes are always in place before the merges.)
   auto* c = static_cast<unsigned char*>(scopedsm_alloc_cyclic(page(), page(), 0));
   const size_t n = page();
   const size_t p = static_cast<size_t>(nprocs());
   for (int round = 1; round <= 50; ++round) {
     for (size_t i = static_cast<size_t>(rank()); i < n; i += p) c[i] = static_cast<unsigned char>(round * 7 + rank());
+    scopedsm_wait();
     scopedsm_barrier();
     for (size_t i = 0; i < n; ++i)
       ASSERT_EQ(c[i], static_cast<unsigned char>(round * 7 + static_cast<int>(i % p))) << "round " << round << " byte " << i;

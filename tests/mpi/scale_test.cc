@@ -15,6 +15,7 @@
 #include <initializer_list>
 
 #include "jia.h"
+#include "support/barrier_layout.h"
 #include "support/test_util.h"
 
 using namespace scopedsm_test;
@@ -25,22 +26,6 @@ uint64_t sent(std::initializer_list<const char*> types) {
   uint64_t n = 0;
   for (const char* t : types) n += counter(std::string("msgs_sent_") + t);
   return n;
-}
-
-uint64_t log2_ceil(int n) {
-  uint64_t r = 0;
-  while ((1 << r) < n) ++r;
-  return r;
-}
-
-// Messages this process sends per barrier: ceil(log2 N) dissemination
-// rounds, or with SCOPEDSM_BARRIER=central (JIAJIA's BROADCAST off, the
-// mpi.jia_base runs) one to rank 0, which sends one back to each other.
-uint64_t barrier_messages(int n) {
-  const char* form = std::getenv("SCOPEDSM_BARRIER");
-  if (form != nullptr && std::strcmp(form, "central") == 0)
-    return n == 1 ? 0 : (rank() == 0 ? static_cast<uint64_t>(n - 1) : 1);
-  return log2_ceil(n);
 }
 
 TEST(Scale, BarrierMessagesPerProcessGrowAsLogNAndLockMessagesStayConstant) {
@@ -67,7 +52,7 @@ TEST(Scale, BarrierMessagesPerProcessGrowAsLogNAndLockMessagesStayConstant) {
   }
   jia_wait();
   const uint64_t per_op_x100 = 100 * (sent(lock_types) - l0) / ops;
-  EXPECT_EQ(per_barrier_x100, 100 * barrier_messages(n));
+  EXPECT_EQ(per_barrier_x100, 100 * barrier_messages());
   EXPECT_EQ(per_op_x100, n > 1 ? 300u : 0u);  // ACQ, REL and (as a home) ACQGRANT; none for a lock homed here
   if (rank() == 0)
     std::printf("scale: N=%d messages per process: %.2f per barrier, %.2f per lock/unlock\n", n,
