@@ -93,14 +93,18 @@ void Barrier::between_polls(BarrierForm form, uint32_t call, uint32_t epoch, uin
   Transport& t = *p_.transport;
   inbox_->drain();
   if (form == BarrierForm::kNode) {
-    // Only leaders send rounds in the node form, and only node-form ones.
+    // Only leaders send rounds in the node form, and only node-form ones;
+    // a round of another form for this call is a process in another form.
+    // (One for the next call is not: its sender may have left this barrier
+    // and switched forms, jia_config(BROADCAST, ...).)
     if (inbox_->rounds_received() != rounds_checked_) {
       rounds_checked_ = inbox_->rounds_received();
       for (int s = 0; s < p_.size; ++s) {
-        auto& queue = inbox_->rounds_from(s);
-        if (queue.empty()) continue;
-        const uint32_t round = decode_or_fatal<BarrierMsg>(queue.back().in.bytes, s, Limits{uint64_t{1} << 32, p_.size}).round;
-        if (form_of_round(round) != BarrierForm::kNode) forms_differ(s, form_of_round(round), p_.rank, form);
+        for (const PeerInbox::Round& e : inbox_->rounds_from(s)) {
+          const BarrierMsg msg = decode_or_fatal<BarrierMsg>(e.in.bytes, s, Limits{uint64_t{1} << 32, p_.size});
+          if (msg.call == call && form_of_round(msg.round) != BarrierForm::kNode)
+            forms_differ(s, form_of_round(msg.round), p_.rank, form);
+        }
       }
     }
   } else if (p_.meet != nullptr && p_.meet->active()) {
@@ -168,7 +172,7 @@ void Barrier::rounds_among(ApiCall api, uint32_t epoch, uint32_t call, const std
 }
 
 void Barrier::wait_node(const std::function<bool()>& ready, const char* what, int from, uint32_t epoch,
-                        uint64_t start, bool* stall_told) {
+                        uint32_t call, uint64_t start, bool* stall_told) {
   // The checks between polls cost an MPI probe: a wait that ends within
   // microseconds (the common case on a node) makes none.
   uint64_t checked = now_ns();
@@ -179,7 +183,7 @@ void Barrier::wait_node(const std::function<bool()>& ready, const char* what, in
         const uint64_t now = now_ns();
         if (now - checked < kChecksEveryNs) return false;
         checked = now;
-        between_polls(BarrierForm::kNode, 0, epoch, start, stall_told);
+        between_polls(BarrierForm::kNode, call, epoch, start, stall_told);
         return ready();
       },
       what, from, /*watched=*/stall_after_ns_ != 0);
@@ -194,7 +198,7 @@ void Barrier::gather_node(ApiCall api, uint32_t epoch, uint32_t call, uint64_t s
     NodeMeet::Head& h = m.head(i);
     const int from = m.members()[i];
     std::snprintf(what, sizeof what, "rank %d's arrival at barrier %u (on the node)", from, epoch);
-    wait_node([&] { return h.arrived.load(std::memory_order_acquire) == epoch + 1; }, what, from, epoch, start,
+    wait_node([&] { return h.arrived.load(std::memory_order_acquire) == epoch + 1; }, what, from, epoch, call, start,
               stall_told);
     if (h.call != call) mismatch(from, h.call, api.name, call);
     if (h.count > m.capacity())
@@ -248,7 +252,7 @@ void Barrier::meet_leader(ApiCall api, uint32_t epoch, uint32_t call, uint64_t s
   char what[96];
   std::snprintf(what, sizeof what, "the end of barrier %u from rank %d, the node's leader", epoch, m.leader());
   wait_node([&] { return lead.released.load(std::memory_order_acquire) == epoch + 1; }, what, m.leader(), epoch,
-            start, stall_told);
+            call, start, stall_told);
   if (lead.merged > m.capacity())
     fatal("protocol error: rank %d's merge of barrier %u names %" PRIu64 " notices, more than the %" PRIu64
           " pages of the region",

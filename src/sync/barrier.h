@@ -129,8 +129,8 @@ class Barrier {
   void publish_node(uint32_t epoch, const BarrierMsg& out);
   void meet_leader(ApiCall api, uint32_t epoch, uint32_t call, uint64_t start, bool* stall_told, BarrierMsg* out);
   // Waits in the node form until `ready`, as take_round waits for a round.
-  void wait_node(const std::function<bool()>& ready, const char* what, int from, uint32_t epoch, uint64_t start,
-                 bool* stall_told);
+  void wait_node(const std::function<bool()>& ready, const char* what, int from, uint32_t epoch, uint32_t call,
+                 uint64_t start, bool* stall_told);
   // What every barrier wait does between polls: file peer messages, feed
   // the deadlock detector, tell rank 0 of a stall; and find a process of
   // another barrier form (rounds of another form reaching a node-form
