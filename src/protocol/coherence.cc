@@ -63,7 +63,7 @@ Coherence::Coherence(const CoherenceParts& p)
                   p.auto_hints),
       next_touch_(ctx_, this, &detect_),
       migration_(ctx_, this, &detect_, &release_, p.home_migration),
-      atomics_(ctx_, this, &prefetcher_, p.transport) {
+      atomics_(ctx_, this, &prefetcher_) {
   fsm_.set_relief([this] { relieve_map_pressure(); });
   message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
@@ -309,6 +309,15 @@ void Coherence::fetch_run(uint64_t page, uint32_t count, int home, RunSource run
     fsm_.to_range(page + 1, count - 2, PageState::kReadOnly, Cause::kFetch);
     fsm_.to_prefetched(page + count - 1, count - 1, run_source, Cause::kFetch);
   }
+}
+
+uint64_t Coherence::atomic_at_home(int home, const AtomicMsg& msg) {
+  Transport& t = *transport_;
+  t.send(home, kTagRequest, encode(msg, t.next_seq()));
+  return decode_or_fatal<AtomicResultMsg>(
+             t.await_reply(MsgType::kAtomicResult, home, "an atomic at the home (ATOMICRES)").bytes, home,
+             Limits{pages_->allocated(), size_})
+      .old;
 }
 
 void Coherence::make_writable(uint64_t page) {

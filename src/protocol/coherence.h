@@ -297,6 +297,8 @@ class Coherence final : private EngineOps {
   // Keeps an invalid copy's memory until the next batch discard.
   void list_stale(uint32_t page) override;
   void mark_dirty(uint64_t page) override;
+  std::byte* memory(uint64_t page) override { return region_->alias(page); }
+  uint64_t atomic_at_home(int home, const AtomicMsg& msg) override;
   // PageFsm's relief: drops every clean cached copy it allows.
   void relieve_map_pressure();
 
