@@ -77,19 +77,9 @@ struct CoherenceParts {
   // with no field below and no copy (docs/ARCHITECTURE.md, "How to add a
   // setting"). jia_config switches some of them on the application thread.
   const Config* config = nullptr;
-  bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
-  // SCOPEDSM_WRITE_DETECT=cache-only (CO-WD): home pages never trapped, every
-  // cached copy dropped at every acquire and barrier. For the whole run.
-  bool cache_only = false;
-  bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
   bool write_vector = false;      // SCOPEDSM_WRITE_VECTOR: refetches by message bring only written blocks
   WriteVectors* wvec = nullptr;   // this home's write vectors (required)
-  uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
-  bool auto_hints = false;        // SCOPEDSM_AUTO_HINTS: the engine's own hints (fetch runs off)
   uint64_t test_faults = 0;       // TestFault bits (negative controls only)
-  bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
-  bool prefetch_sync = false;     // SCOPEDSM_PREFETCH=sync: hints wait for their runs
-  uint64_t home_memory_pages = 0; // SCOPEDSM_HOME_MEMORY in pages; 0 = no limit
   bool node_shared = false;       // the region has mapped the node peers' memory
   const NodeTopology* node = nullptr;
   const RmaWindows* rma = nullptr;  // non-null: pages homed on other nodes are read one-sided
@@ -164,11 +154,11 @@ class Coherence final : private EngineOps {
   void checkpoint_saved();
   void restored(uint64_t first, uint64_t count);
 
-  // jia_config(ADWD) and jia_config(HMIG) at run time. Trapping every write
-  // again traps the pages untrapped now (noting them as written).
-  void set_write_detect_all(bool all) { detect_.set_all(all); }
-  void set_home_migration(bool on) { migration_.set_enabled(on); }
-  bool home_migration() const { return migration_.enabled(); }
+  // jia_config(ADWD) has switched Config::write_detect_all (the policies
+  // read it there): trapping every write again traps the pages untrapped
+  // now (noting them as written). jia_config(HMIG) needs no call: the
+  // HomeMigration reads Config::home_migration at each barrier.
+  void write_detect_switched() { detect_.switched(); }
 
   // A next-touch point (scopedsm_next_touch): NextTouch::mark.
   void mark_next_touch(uint64_t first, uint64_t count) { next_touch_.mark(first, count); }

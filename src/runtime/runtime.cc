@@ -402,9 +402,6 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   parts.rank = rank;
   parts.size = size;
   parts.config = &st.config;
-  parts.write_detect_all = cfg.write_detect_all;
-  parts.cache_only = cfg.write_detect_cache_only;
-  parts.home_migration = cfg.home_migration;
   {
     // Write vectors: 2 to 64 blocks a page; the default block is 1/32 page.
     const size_t ps = state_->region.page_size();
@@ -421,12 +418,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   }
   parts.write_vector = cfg.write_vector;
   parts.wvec = &state_->wvec;
-  parts.fetch_pages = cfg.fetch_pages;
-  parts.auto_hints = cfg.auto_hints;
   parts.test_faults = cfg.test_faults;
-  parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;
-  parts.prefetch_sync = cfg.prefetch_sync;
-  parts.home_memory_pages = cfg.home_memory / state_->region.page_size();
   parts.node_shared = node_shared;
   parts.node = &st.node;
   parts.rma = one_sided ? &st.rma : nullptr;

@@ -29,14 +29,19 @@ using FetchCall = std::tuple<uint64_t, uint32_t, int, RunSource>;  // a fetch_ru
 struct AutoFixture : PolicyFixture {
   explicit AutoFixture(bool on = true, uint64_t test_faults = 0, bool buffered = false)
       : PolicyFixture(0, 2, test_faults),
-        release(with_region(), this, buffered, 0),
-        prefetcher(ctx, this, &release, &hinter, FetchWindow(16, true), /*sync=*/true, true),
-        hinter(ctx, this, &prefetcher, &release, on) {
+        release(configured(on, buffered), this),
+        prefetcher(ctx, this, &release, &hinter),
+        hinter(ctx, this, &prefetcher, &release) {
     for (uint64_t p = 0; p < kPages; ++p) place(p, PageState::kInvalid, 1);
   }
-  // The prefetcher's runs' buffers are the region's: an empty one (not
+  // SCOPEDSM_AUTO_HINTS `on`, hints' runs fetched at once
+  // (SCOPEDSM_PREFETCH=sync), release hints `buffered` or not. The
+  // prefetcher's runs' buffers are the region's: an empty one (not
   // file-backed: no disk to reserve).
-  const EngineContext& with_region() {
+  const EngineContext& configured(bool on, bool buffered) {
+    config.auto_hints = on;
+    config.prefetch_sync = true;
+    config.release_policy = buffered ? ReleasePolicy::kBuffered : ReleasePolicy::kAggressive;
     ctx.region = &region;
     return ctx;
   }

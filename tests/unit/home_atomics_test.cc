@@ -53,8 +53,8 @@ class FakeSource final : public PageSource {
 struct AtomicsFixture : PolicyFixture {
   AtomicsFixture()
       : PolicyFixture(0, 3),
-        release(with_region(), this, false, 0),
-        prefetcher(ctx, this, &release, nullptr, FetchWindow(16, false), /*sync=*/false, false),
+        release(with_region(), this),
+        prefetcher(ctx, this, &release, nullptr),  // hints' runs left in flight
         atomics(ctx, this, &prefetcher) {
     wvec.set_tracking(true);
   }
