@@ -40,6 +40,7 @@ Coherence::Coherence(const CoherenceParts& p)
       stats_(p.stats),
       wvec_(p.wvec),
       surface_(p.surface),
+      serve_mutex_(p.serve_mutex),
       fsm_(p.pages, p.cache, p.region, p.test_faults, p.surface->larger_blocks),
       ctx_{.rank = p.rank,
            .size = p.size,

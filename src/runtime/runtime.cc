@@ -429,9 +429,11 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   parts.stack = &st.stack;
   parts.stats = &st.stats.app;
   parts.surface = st.surface;
-  coherence_ = std::make_unique<Coherence>(parts);
+  // The service first: the engine moves homes under its serve mutex.
   service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us,
                                        &st.wvec);
+  parts.serve_mutex = service_->serve_here().mutex;
+  coherence_ = std::make_unique<Coherence>(parts);
   sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app,
                                        service_->serve_here());
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });
