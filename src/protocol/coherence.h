@@ -318,7 +318,7 @@ class Coherence final : private EngineOps {
   AppCounters* const stats_;
   WriteVectors* const wvec_;
   const Surface* const surface_;
-  Mutex* const serve_mutex_;  // the service's; not ours to take but in move_homes' callers
+  Mutex* const serve_mutex_;  // the service's: the engine never takes it; move_homes' callers hold it
   PageFsm fsm_;  // every change of a page's state, protection and slot
   const EngineContext ctx_;  // the parts above, as the policies see them
   uint32_t epoch_ = 0;       // application thread only (move_homes advances it under the serve mutex too)

@@ -12,6 +12,7 @@
 
 #include <initializer_list>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "memory/region.h"
@@ -98,11 +99,16 @@ TEST(AutoHinter, AStridedStreamPrefetchesOnePagePerStep) {
   EXPECT_EQ(f.stats.auto_prefetch_requests, 4u);
 }
 
-TEST(AutoHinter, OffItHintsNothing) {
-  AutoFixture f(/*on=*/false);
-  f.faults({0, 1, 2, 3, 4});
-  EXPECT_TRUE(f.runs.empty());
-  EXPECT_EQ(f.stats.auto_streams, 0u);
+// Off, nothing is hinted; under the control auto-no-stream, no stream is
+// confirmed.
+TEST(AutoHinter, OffOrUnderTheControlAutoNoStreamNothingIsHinted) {
+  for (const auto& [on, faults] : {std::pair<bool, uint64_t>{false, 0},
+                                   std::pair<bool, uint64_t>{true, static_cast<uint64_t>(TestFault::kAutoNoStream)}}) {
+    AutoFixture f(on, faults);
+    f.faults({0, 1, 2, 3, 4, 5});
+    EXPECT_TRUE(f.runs.empty()) << on;
+    EXPECT_EQ(f.stats.auto_streams, 0u) << on;
+  }
 }
 
 TEST(AutoHinter, TheStreamsSeeNoFaultWhilePrepareHoldsItsPins) {
@@ -115,13 +121,6 @@ TEST(AutoHinter, TheStreamsSeeNoFaultWhilePrepareHoldsItsPins) {
   EXPECT_TRUE(f.runs.empty());
   f.faults({5});
   EXPECT_EQ(f.runs, (std::vector<FetchCall>{{6, 4, 1, RunSource::kAuto}}));
-}
-
-TEST(AutoHinter, UnderTheControlAutoNoStreamNoStreamIsConfirmed) {
-  AutoFixture f(true, static_cast<uint64_t>(TestFault::kAutoNoStream));
-  f.faults({0, 1, 2, 3, 4, 5});
-  EXPECT_TRUE(f.runs.empty());
-  EXPECT_EQ(f.stats.auto_streams, 0u);
 }
 
 TEST(AutoHinter, TheProgramsHintsTakePrecedenceInTheirRangesThisIntervalOnly) {
