@@ -111,7 +111,7 @@ bool lbarrier(ApiCall call, long long* begin, long long* end, bool inclusive) {
   Runtime& rt = Runtime::require_running(call);
   if (begin == nullptr || end == nullptr) scopedsm::fatal("%s: begin and end must not be null", call.name);
   int64_t b = *begin, e = *end;
-  const bool changed = rt.tasks().lbarrier(rt.sync(), rt.coherence(), rt.state().stats.app, call, &b, &e, inclusive);
+  const bool changed = rt.tasks().lbarrier(rt.sync(), rt.state().config, rt.state().stats.app, call, &b, &e, inclusive);
   *begin = b;
   *end = e;
   return changed;

@@ -203,7 +203,7 @@ void jia_config(int key, int value) {
       return;  // OFF: the fixed detection, cache-only, is what runs
     }
     rt.state().config.write_detect_all = value == OFF;
-    rt.coherence().set_write_detect_all(value == OFF);
+    rt.coherence().write_detect_switched();
     return;
   }
   if (key == HMIG) {
@@ -212,8 +212,7 @@ void jia_config(int key, int value) {
       scopedsm::fatal("jia_config(HMIG, ON): home migration cannot run with cache-only write detection "
                       "(SCOPEDSM_WRITE_DETECT=cache-only): a page moves to its single writer only if its home did not "
                       "write it, and cache-only detection does not observe the home's writes (docs/PROTOCOL.md §6b)");
-    rt.state().config.home_migration = value == ON;
-    rt.coherence().set_home_migration(value == ON);
+    rt.state().config.home_migration = value == ON;  // read at the next barrier
     return;
   }
   if (key == LOADBAL) {

@@ -7,7 +7,7 @@ namespace scopedsm {
 
 void AutoHinter::on_fault(uint64_t page, bool demand) {
   // prepare() pins its ranges and must fit them in the cache: no hints then.
-  if (!on_ || c_.fsm->pinning()) return;
+  if (!c_.config->auto_hints || c_.fsm->pinning()) return;
   // The program is using the page: a release named earlier no longer holds
   // (and the prefetches below must not take its slot).
   release_->forget(static_cast<uint32_t>(page));

@@ -29,15 +29,14 @@ class Releaser;
 
 class AutoHinter {
  public:
-  // `on`: SCOPEDSM_AUTO_HINTS. Test faults: auto-no-stream (the streams
-  // never confirm) and auto-over-hints (the program's hints do not take
-  // precedence).
-  AutoHinter(const EngineContext& c, EngineOps* ops, Prefetcher* prefetcher, Releaser* release, bool on)
+  // On with SCOPEDSM_AUTO_HINTS (read in place). Test faults: auto-no-stream
+  // (the streams never confirm) and auto-over-hints (the program's hints do
+  // not take precedence).
+  AutoHinter(const EngineContext& c, EngineOps* ops, Prefetcher* prefetcher, Releaser* release)
       : c_(c),
         ops_(ops),
         prefetcher_(prefetcher),
         release_(release),
-        on_(on),
         over_hints_(c.test_fault(TestFault::kAutoOverHints)),
         streams_(c.cache->capacity() / 2, c.cache->capacity() / 2, c.test_fault(TestFault::kAutoNoStream)) {}
 
@@ -53,7 +52,6 @@ class AutoHinter {
   EngineOps* ops_;
   Prefetcher* prefetcher_;
   Releaser* release_;
-  const bool on_;
   const bool over_hints_;
   StreamTable streams_;
   NamedRanges named_;  // the program's prefetch hints this interval

@@ -40,6 +40,7 @@ Coherence::Coherence(const CoherenceParts& p)
       stats_(p.stats),
       wvec_(p.wvec),
       surface_(p.surface),
+      serve_mutex_(p.serve_mutex),
       fsm_(p.pages, p.cache, p.region, p.test_faults, p.surface->larger_blocks),
       ctx_{.rank = p.rank,
            .size = p.size,
@@ -56,20 +57,20 @@ Coherence::Coherence(const CoherenceParts& p)
       message_source_(p.transport, p.region->page_size(), p.pages, p.wvec, p.stats),
       node_source_(p.region, p.node, (p.test_faults & static_cast<uint64_t>(TestFault::kSkipNodeRecord)) != 0,
                    (p.test_faults & static_cast<uint64_t>(TestFault::kSlowRetrapQueue)) != 0 ? 100'000'000 : 0),
-      detect_(ctx_, this, p.write_detect_all, p.cache_only),
-      release_(ctx_, this, p.release_buffered, p.home_memory_pages),
-      auto_hints_(ctx_, this, &prefetcher_, &release_, p.auto_hints),
-      prefetcher_(ctx_, this, &release_, &auto_hints_, FetchWindow(p.fetch_pages, p.auto_hints), p.prefetch_sync,
-                  p.auto_hints),
+      detect_(ctx_, this),
+      release_(ctx_, this),
+      auto_hints_(ctx_, this, &prefetcher_, &release_),
+      prefetcher_(ctx_, this, &release_, &auto_hints_),
       next_touch_(ctx_, this, &detect_),
-      migration_(ctx_, this, &detect_, &release_, p.home_migration),
-      atomics_(ctx_, this, &prefetcher_, p.transport) {
+      migration_(ctx_, this, &detect_, &release_),
+      atomics_(ctx_, this, &prefetcher_) {
   fsm_.set_relief([this] { relieve_map_pressure(); });
   message_source_.set_write_vector(p.write_vector);
   pending_.resize(static_cast<size_t>(size_));
   pending_pages_.resize(static_cast<size_t>(size_));
   if (p.rma != nullptr)
-    rma_source_ = std::make_unique<RmaSource>(p.rma, p.region, p.pages, p.transport, !p.cache_only, p.test_faults);
+    rma_source_ = std::make_unique<RmaSource>(p.rma, p.region, p.pages, p.transport, !p.config->write_detect_cache_only,
+                                               p.test_faults);
   PageSource* remote = rma_source_ ? static_cast<PageSource*>(rma_source_.get()) : &message_source_;
   sources_.resize(static_cast<size_t>(size_));
   for (int r = 0; r < size_; ++r) {
@@ -309,6 +310,15 @@ void Coherence::fetch_run(uint64_t page, uint32_t count, int home, RunSource run
     fsm_.to_range(page + 1, count - 2, PageState::kReadOnly, Cause::kFetch);
     fsm_.to_prefetched(page + count - 1, count - 1, run_source, Cause::kFetch);
   }
+}
+
+uint64_t Coherence::atomic_at_home(int home, const AtomicMsg& msg) {
+  Transport& t = *transport_;
+  t.send(home, kTagRequest, encode(msg, t.next_seq()));
+  return decode_or_fatal<AtomicResultMsg>(
+             t.await_reply(MsgType::kAtomicResult, home, "an atomic at the home (ATOMICRES)").bytes, home,
+             Limits{pages_->allocated(), size_})
+      .old;
 }
 
 void Coherence::make_writable(uint64_t page) {

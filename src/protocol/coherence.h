@@ -26,7 +26,10 @@
 // handle_fault runs inside the SIGSEGV handler (runtime/fault_handler.h
 // states what that allows). The only state it shares with other threads is
 // the region's memory and HomeShare and PageMeta::home, which the service
-// thread reads.
+// thread reads. The homes move under the service's serve mutex (move_homes
+// REQUIRES it; serve_mutex() names it to the analysis, docs/ARCHITECTURE.md
+// "Thread contracts the compiler checks"); no field of the engine is
+// guarded by it.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +40,7 @@
 
 #include "common/config.h"
 #include "common/surface.h"
+#include "common/thread_annotations.h"
 #include "memory/atomic_word.h"
 #include "memory/page_cache.h"
 #include "memory/page_table.h"
@@ -77,19 +81,9 @@ struct CoherenceParts {
   // with no field below and no copy (docs/ARCHITECTURE.md, "How to add a
   // setting"). jia_config switches some of them on the application thread.
   const Config* config = nullptr;
-  bool write_detect_all = false;  // SCOPEDSM_WRITE_DETECT=all: never untrap home pages
-  // SCOPEDSM_WRITE_DETECT=cache-only (CO-WD): home pages never trapped, every
-  // cached copy dropped at every acquire and barrier. For the whole run.
-  bool cache_only = false;
-  bool home_migration = false;    // SCOPEDSM_HOME_MIGRATION=on: single writers become homes at barriers
   bool write_vector = false;      // SCOPEDSM_WRITE_VECTOR: refetches by message bring only written blocks
   WriteVectors* wvec = nullptr;   // this home's write vectors (required)
-  uint32_t fetch_pages = 1;       // SCOPEDSM_FETCH_PAGES: longest fetch run
-  bool auto_hints = false;        // SCOPEDSM_AUTO_HINTS: the engine's own hints (fetch runs off)
   uint64_t test_faults = 0;       // TestFault bits (negative controls only)
-  bool release_buffered = true;   // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive)
-  bool prefetch_sync = false;     // SCOPEDSM_PREFETCH=sync: hints wait for their runs
-  uint64_t home_memory_pages = 0; // SCOPEDSM_HOME_MEMORY in pages; 0 = no limit
   bool node_shared = false;       // the region has mapped the node peers' memory
   const NodeTopology* node = nullptr;
   const RmaWindows* rma = nullptr;  // non-null: pages homed on other nodes are read one-sided
@@ -100,6 +94,9 @@ struct CoherenceParts {
   LockStack* stack = nullptr;
   AppCounters* stats = nullptr;
   const Surface* surface = &kCSurface;  // the process's, for messages that concern no call
+  // The service's serve mutex (runtime/service.h), held by whichever thread
+  // serves requests: move_homes runs under it.
+  Mutex* serve_mutex = nullptr;
 };
 
 class Coherence final : private EngineOps {
@@ -129,7 +126,7 @@ class Coherence final : private EngineOps {
   // among them. Then finish_barrier: invalidates, untraps the home pages
   // nobody holds a copy of any more (WriteDetection), and runs the
   // automatic next-touch points (NextTouch).
-  void move_homes(const std::vector<WriteNotice>& notices);
+  void move_homes(const std::vector<WriteNotice>& notices) REQUIRES(serve_mutex_);
   void finish_barrier(const std::vector<WriteNotice>& notices);
 
   // Checkpoints (runtime/checkpoint.h): which home pages may have changed
@@ -164,11 +161,15 @@ class Coherence final : private EngineOps {
   void checkpoint_saved();
   void restored(uint64_t first, uint64_t count);
 
-  // jia_config(ADWD) and jia_config(HMIG) at run time. Trapping every write
-  // again traps the pages untrapped now (noting them as written).
-  void set_write_detect_all(bool all) { detect_.set_all(all); }
-  void set_home_migration(bool on) { migration_.set_enabled(on); }
-  bool home_migration() const { return migration_.enabled(); }
+  // The serve mutex (CoherenceParts::serve_mutex), for the callers of
+  // move_homes: locking it through this name is what the analysis checks.
+  Mutex* serve_mutex() const RETURN_CAPABILITY(serve_mutex_) { return serve_mutex_; }
+
+  // jia_config(ADWD) has switched Config::write_detect_all (the policies
+  // read it there): trapping every write again traps the pages untrapped
+  // now (noting them as written). jia_config(HMIG) needs no call: the
+  // HomeMigration reads Config::home_migration at each barrier.
+  void write_detect_switched() { detect_.switched(); }
 
   // A next-touch point (scopedsm_next_touch): NextTouch::mark.
   void mark_next_touch(uint64_t first, uint64_t count) { next_touch_.mark(first, count); }
@@ -297,9 +298,15 @@ class Coherence final : private EngineOps {
   // Keeps an invalid copy's memory until the next batch discard.
   void list_stale(uint32_t page) override;
   void mark_dirty(uint64_t page) override;
+  std::byte* memory(uint64_t page) override { return region_->alias(page); }
+  uint64_t atomic_at_home(int home, const AtomicMsg& msg) override;
   // PageFsm's relief: drops every clean cached copy it allows.
   void relieve_map_pressure();
 
+  // Every field below is the application thread's only (no lock): the
+  // service thread never reaches the engine. The parts they point to say
+  // their own owners (the region's memory, HomeShare and PageMeta::home are
+  // shared, as atomics or under their own rules).
   const int rank_;
   const int size_;
   const Config* const config_;  // the runtime's settings, read in place (CoherenceParts::config)
@@ -311,9 +318,10 @@ class Coherence final : private EngineOps {
   AppCounters* const stats_;
   WriteVectors* const wvec_;
   const Surface* const surface_;
+  Mutex* const serve_mutex_;  // the service's: the engine never takes it; move_homes' callers hold it
   PageFsm fsm_;  // every change of a page's state, protection and slot
   const EngineContext ctx_;  // the parts above, as the policies see them
-  uint32_t epoch_ = 0;
+  uint32_t epoch_ = 0;       // application thread only (move_homes advances it under the serve mutex too)
   MessageSource message_source_;
   NodeCopySource node_source_;
   std::unique_ptr<RmaSource> rma_source_;  // with parts.rma
@@ -324,7 +332,8 @@ class Coherence final : private EngineOps {
   std::vector<std::unique_ptr<Writer>> pending_;      // per home: DIFF being built
   std::vector<std::vector<uint32_t>> pending_pages_;  // per home: pages in it
   std::vector<std::pair<uint64_t, const char*>> guards_;  // note_guard
-  // The policies (their headers state what each decides).
+  // The policies (their headers state what each decides), application
+  // thread only like the rest.
   WriteDetection detect_;
   Releaser release_;
   AutoHinter auto_hints_;

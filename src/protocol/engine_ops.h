@@ -8,6 +8,7 @@
 // methods run there, some inside the SIGSEGV handler).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "memory/region.h"
 #include "memory/write_vectors.h"
 #include "protocol/lock_stack.h"
+#include "protocol/messages.h"
 #include "protocol/page_fsm.h"
 #include "protocol/page_source.h"
 #include "stats/stats.h"
@@ -77,6 +79,12 @@ class EngineOps {
   virtual bool owes_ack(int home) const = 0;
   // Brings pages to a state where `access` succeeds without a fault.
   virtual void prepare(uint64_t first, uint64_t count, Access access, const char* call) = 0;
+  // This process's memory of `page` (the alias view): its home memory, or
+  // our copy of it.
+  virtual std::byte* memory(uint64_t page) = 0;
+  // Runs `msg` at `home`'s home server (an ATOMIC request, answered by
+  // ATOMICRES) and returns the word's bits before it.
+  virtual uint64_t atomic_at_home(int home, const AtomicMsg& msg) = 0;
 
  protected:
   ~EngineOps() = default;

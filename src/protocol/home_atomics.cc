@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "protocol/messages.h"
 #include "protocol/prefetcher.h"
 
 namespace scopedsm {
@@ -17,19 +16,13 @@ uint64_t HomeAtomics::atomic(uint64_t page, uint32_t offset, AtomicOp op, Atomic
   const bool torn = c_.test_fault(TestFault::kAtomicTorn);
   uint64_t old = 0;
   if (home == c_.rank) {
-    old = apply_atomic(c_.region->alias(page) + offset, op, type, operand, expected, torn);
+    old = apply_atomic(ops_->memory(page) + offset, op, type, operand, expected, torn);
     c_.wvec->note_blocks(static_cast<uint32_t>(page), c_.wvec->mask_for(offset, atomic_type_size(type)));
   } else if (std::byte* at_home = ops_->source_for(home)->home_memory(home, page); at_home != nullptr) {
     old = apply_atomic(at_home + offset, op, type, operand, expected, torn);
   } else {
-    Transport& t = *transport_;
-    t.send(home, kTagRequest,
-           encode(AtomicMsg{static_cast<uint32_t>(page), offset, static_cast<uint32_t>(op),
-                            static_cast<uint32_t>(type), operand, expected},
-                  t.next_seq()));
-    old = decode_or_fatal<AtomicResultMsg>(t.await_reply(MsgType::kAtomicResult, home, "an atomic at the home (ATOMICRES)").bytes,
-                                           home, Limits{c_.pages->allocated(), c_.size})
-              .old;
+    old = ops_->atomic_at_home(home, AtomicMsg{static_cast<uint32_t>(page), offset, static_cast<uint32_t>(op),
+                                               static_cast<uint32_t>(type), operand, expected});
   }
   ++c_.stats->atomics;
   const uint64_t now = atomic_result(op, type, old, operand, expected);
@@ -38,7 +31,7 @@ uint64_t HomeAtomics::atomic(uint64_t page, uint32_t offset, AtomicOp op, Atomic
   // to the home (a plain write of the same word in this interval is a race).
   if (m.state == PageState::kReadOnly || m.state == PageState::kReadWrite || m.state == PageState::kPrefetched) {
     const size_t n = atomic_type_size(type);
-    std::memcpy(c_.region->alias(page) + offset, &now, n);  // little-endian: the low bytes
+    std::memcpy(ops_->memory(page) + offset, &now, n);  // little-endian: the low bytes
     if (m.state == PageState::kReadWrite) std::memcpy(c_.cache->twin(m.slot) + offset, &now, n);
   }
   c_.stack->note(static_cast<uint32_t>(page));

@@ -18,7 +18,6 @@
 
 #include "memory/atomic_word.h"
 #include "protocol/engine_ops.h"
-#include "transport/transport.h"
 
 namespace scopedsm {
 
@@ -26,12 +25,15 @@ class Prefetcher;
 
 class HomeAtomics {
  public:
-  HomeAtomics(const EngineContext& c, EngineOps* ops, Prefetcher* prefetcher, Transport* transport)
-      : c_(c), ops_(ops), prefetcher_(prefetcher), transport_(transport) {}
+  HomeAtomics(const EngineContext& c, EngineOps* ops, Prefetcher* prefetcher)
+      : c_(c), ops_(ops), prefetcher_(prefetcher) {}
 
   // The operation on the word at byte `offset` of `page`. A first-touch
-  // page nobody has touched is touched (for reading) first. Returns the
-  // word's bits before the operation. The arguments must have passed
+  // page nobody has touched is touched (for reading) first (EngineOps::
+  // prepare); a copy of it in flight is settled first. Our memory is
+  // EngineOps::memory, a node peer's the page source's home_memory, and a
+  // request goes through EngineOps::atomic_at_home. Returns the word's bits
+  // before the operation (a result equal to them writes nothing here). The arguments must have passed
   // atomic_request_error; `call` names the API call for errors.
   uint64_t atomic(uint64_t page, uint32_t offset, AtomicOp op, AtomicType type, uint64_t operand, uint64_t expected,
                   const char* call);
@@ -40,7 +42,6 @@ class HomeAtomics {
   EngineContext c_;
   EngineOps* ops_;
   Prefetcher* prefetcher_;
-  Transport* transport_;
 };
 
 }  // namespace scopedsm

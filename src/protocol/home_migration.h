@@ -11,6 +11,9 @@
 // (migrate, before anything else changes a page: the caller holds the
 // service's serve mutex, since the service thread reads PageMeta::home).
 //
+// Reads SCOPEDSM_HOME_MIGRATION in place (Config::home_migration, which
+// jia_config(HMIG) and jia_lbarrier's moves switch there).
+//
 // Thread owner: the application thread.
 #pragma once
 
@@ -26,19 +29,18 @@ class Releaser;
 
 class HomeMigration {
  public:
-  HomeMigration(const EngineContext& c, EngineOps* ops, WriteDetection* detect, Releaser* release, bool on)
-      : c_(c), ops_(ops), detect_(detect), release_(release), on_(on) {}
+  HomeMigration(const EngineContext& c, EngineOps* ops, WriteDetection* detect, Releaser* release)
+      : c_(c), ops_(ops), detect_(detect), release_(release) {}
 
-  // jia_config(HMIG) at run time, and SCOPEDSM_HOME_MIGRATION.
-  void set_enabled(bool on) { on_ = on; }
-  bool enabled() const { return on_; }
+  // SCOPEDSM_HOME_MIGRATION, as switched now.
+  bool enabled() const { return c_.config->home_migration; }
   // Whether our barrier notice for page `m`, which we wrote, offers to take
   // its home: only a copy we still hold is the page's contents (our writes
   // went home as diffs, and nobody else wrote it if the offer survives the
   // merge); nor an unrecorded one: its home may have written the page since
   // without a notice (§2.3), which would make a second writer.
   bool offers(const PageMeta& m) const {
-    return (on_ || m.nt_pending) && m.state == PageState::kReadOnly && !m.unrecorded;
+    return (enabled() || m.nt_pending) && m.state == PageState::kReadOnly && !m.unrecorded;
   }
   // The pages whose single writer (or toucher) offered to become their
   // home get it as their home, on every process; every page the notices
@@ -50,7 +52,6 @@ class HomeMigration {
   EngineOps* ops_;
   WriteDetection* detect_;
   Releaser* release_;
-  bool on_;
 };
 
 }  // namespace scopedsm

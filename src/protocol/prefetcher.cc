@@ -235,7 +235,7 @@ void Prefetcher::prefetch(uint64_t first, uint64_t count, bool automatic) {
     if (got > 0 && !region.preallocate(p, got).ok()) got = 0;
     const RunSource source = automatic ? RunSource::kAuto : RunSource::kHint;
     if (got > 0) {
-      if (sync_ || ops_->source_for(home)->is_local()) {
+      if (c_.config->prefetch_sync || ops_->source_for(home)->is_local()) {
         // A copy from this node's memory waits for nobody: at once. Every
         // page but the last becomes readable; the last (the only one, in a
         // run of one) is the tripwire that tells whether the hint was useful.
@@ -258,7 +258,7 @@ void Prefetcher::prefetch(uint64_t first, uint64_t count, bool automatic) {
   // The program's hint takes precedence over the engine's own in its range
   // only where it took effect: a range of which pages were dropped (no room)
   // is left to the engine, or its faults would fetch one page each.
-  if (!automatic && auto_hints_on_ && dropped == dropped_before) auto_->program_hint(first, count);
+  if (!automatic && c_.config->auto_hints && dropped == dropped_before) auto_->program_hint(first, count);
   if (!any_home || !region.file_backed()) return;
   // Out-of-core home pages: one residency check for the range, one
   // read-ahead per run of home pages not in memory.

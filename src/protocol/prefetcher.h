@@ -68,13 +68,13 @@ uint32_t sequential_run(const PageTable& pages, uint64_t page, int home, uint64_
 
 class Prefetcher {
  public:
-  // `sync`: SCOPEDSM_PREFETCH=sync, hints wait for their runs;
-  // `auto_hints`: SCOPEDSM_AUTO_HINTS (the program's hints stand aside
-  // for nothing, and the automatic ones for the program's).
-  Prefetcher(const EngineContext& c, EngineOps* ops, Releaser* release, AutoHinter* auto_hints,
-             FetchWindow window, bool sync, bool auto_hints_on)
-      : c_(c), ops_(ops), release_(release), auto_(auto_hints), window_(window), sync_(sync),
-        auto_hints_on_(auto_hints_on) {}
+  // Reads in place (EngineContext::config) SCOPEDSM_PREFETCH=sync (hints
+  // wait for their runs) and SCOPEDSM_AUTO_HINTS (the program's hints stand
+  // aside for nothing, and the automatic ones for the program's); the
+  // window starts from SCOPEDSM_FETCH_PAGES and SCOPEDSM_AUTO_HINTS.
+  Prefetcher(const EngineContext& c, EngineOps* ops, Releaser* release, AutoHinter* auto_hints)
+      : c_(c), ops_(ops), release_(release), auto_(auto_hints),
+        window_(c.config->fetch_pages, c.config->auto_hints) {}
 
   // Pages to fetch for a fault on invalid `page`, homed at `home`
   // (sequential_run; 1 while prepare() pins its ranges, which must fit the cache).
@@ -120,8 +120,6 @@ class Prefetcher {
   Releaser* release_;
   AutoHinter* auto_;
   FetchWindow window_;
-  const bool sync_;
-  const bool auto_hints_on_;
   // Prefetch runs in flight: inflight_[i] answers on reply lane i + 1.
   struct InFlightRun {
     PendingFetch fetch;

@@ -27,7 +27,7 @@ void Releaser::release(uint64_t first, uint64_t count, uint32_t priority, uint64
     else if (!automatic)
       ++stats.hint_release_filtered;  // not in memory, or home memory we cannot give back
   }
-  if (!buffered_) {
+  if (!buffered()) {
     release_copies(copies);
     release_homes(homes);
     return;
@@ -86,11 +86,12 @@ void Releaser::release_homes(std::vector<uint32_t>& sorted) {
 }
 
 void Releaser::trim_homes() {
-  if (home_memory_pages_ == 0) return;
+  const uint64_t limit = home_memory_pages();
+  if (limit == 0) return;
   std::vector<uint32_t> out;
   uint64_t resident = homes_resident_;
   uint32_t p = 0;
-  while (resident > home_memory_pages_ && released_homes_.take(&p)) {
+  while (resident > limit && released_homes_.take(&p)) {
     if (!is_home_state((*c_.pages)[p].state)) continue;
     out.push_back(p);
     --resident;

@@ -14,6 +14,9 @@
 // (release); a page used again (forget: its release no longer holds); home
 // pages gained, lost or read ahead (homes_in, homes_out).
 //
+// Reads SCOPEDSM_RELEASE_POLICY and SCOPEDSM_HOME_MEMORY in place
+// (EngineContext::config).
+//
 // Thread owner: the application thread.
 #pragma once
 
@@ -28,10 +31,7 @@ namespace scopedsm {
 
 class Releaser {
  public:
-  // `buffered`: SCOPEDSM_RELEASE_POLICY=buffered (else aggressive);
-  // `home_memory_pages`: SCOPEDSM_HOME_MEMORY in pages, 0 for no limit.
-  Releaser(const EngineContext& c, EngineOps* ops, bool buffered, uint64_t home_memory_pages)
-      : c_(c), ops_(ops), buffered_(buffered), home_memory_pages_(home_memory_pages) {}
+  Releaser(const EngineContext& c, EngineOps* ops) : c_(c), ops_(ops) {}
 
   // The range `tag` named before is given back now (aggressive) or
   // buffered by `priority`. `automatic` for the engine's own hints, which
@@ -59,11 +59,15 @@ class Releaser {
   void release_homes(std::vector<uint32_t>& sorted_pages);
   // Buffered home releases beyond SCOPEDSM_HOME_MEMORY are given back.
   void trim_homes();
+  // SCOPEDSM_RELEASE_POLICY=buffered (else aggressive).
+  bool buffered() const { return c_.config->release_policy == ReleasePolicy::kBuffered; }
+  // SCOPEDSM_HOME_MEMORY in pages, 0 for no limit.
+  uint64_t home_memory_pages() const {
+    return c_.config->home_memory == 0 ? 0 : c_.config->home_memory / c_.region->page_size();
+  }
 
   EngineContext c_;
   EngineOps* ops_;
-  const bool buffered_;
-  const uint64_t home_memory_pages_;
   ReleaseLag release_lag_;         // the program's releases, by call site
   ReleaseLag auto_release_lag_;    // SCOPEDSM_AUTO_HINTS releases, by stream slot
   ReleaseBuffer released_copies_;  // cached pages released, buffered

@@ -6,9 +6,8 @@
 
 namespace scopedsm {
 
-void WriteDetection::set_all(bool all) {
-  all_ = all;
-  if (!all) return;
+void WriteDetection::switched() {
+  if (!all()) return;
   PageTable& pages = *c_.pages;
   // Writes made untrapped in this interval are noted now, as a retrap would.
   for (uint64_t p = 0; p < pages.allocated(); ++p) {
@@ -23,7 +22,7 @@ void WriteDetection::drain_retraps(bool quiet) {
   c_.share->drain(&retraps_);
   // CO-WD: copies change nothing at the home; every cache is dropped at
   // every acquire anyway. (The drain clears the pages' queue bits.)
-  if (cache_only_) return;
+  if (cache_only()) return;
   PageTable& pages = *c_.pages;
   for (uint32_t p : retraps_) {
     // A page whose home has just moved away (HomeMigration): the copy was
@@ -57,7 +56,7 @@ bool WriteDetection::drops_every_copy(const WriteNotice& n, int rank, bool home_
 
 void WriteDetection::untrap_after_barrier(const std::vector<WriteNotice>& notices, uint32_t completed_epoch,
                                           bool home_migration) {
-  if (all_ || cache_only_) return;  // CO-WD: home pages are untrapped from the start
+  if (all() || cache_only()) return;  // CO-WD: home pages are untrapped from the start
   std::vector<uint32_t> untrap;
   bool slept = false;
   for (const WriteNotice& n : notices) {

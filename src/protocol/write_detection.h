@@ -8,11 +8,14 @@
 // noted as written in every open interval). Under cache-only write detection
 // (CO-WD) home pages are never trapped and copies note nothing; with every
 // write trapped (SCOPEDSM_WRITE_DETECT=all, jia_config(ADWD, OFF)) nothing is
-// untrapped.
+// untrapped. Both are read in place from the settings (EngineContext::config:
+// Config::write_detect_cache_only, and Config::write_detect_all, which
+// jia_config(ADWD) switches there).
 //
 // Events: a synchronization point (drain_retraps), a barrier's merged
 // notices (untrap_after_barrier), allocation and first touch (the
-// untrapped_* queries), jia_config(ADWD) (set_all).
+// untrapped_* queries), jia_config(ADWD) having switched the setting
+// (switched).
 //
 // Thread owner: the application thread. Shares with the service thread and
 // node peers only the HomeShare words (atomics).
@@ -28,22 +31,23 @@ namespace scopedsm {
 
 class WriteDetection {
  public:
-  // `all`: every home write trapped; `cache_only`: CO-WD for the whole run.
-  WriteDetection(const EngineContext& c, EngineOps* ops, bool all, bool cache_only)
-      : c_(c), ops_(ops), all_(all && !cache_only), cache_only_(cache_only) {}
+  WriteDetection(const EngineContext& c, EngineOps* ops) : c_(c), ops_(ops) {}
 
-  bool all() const { return all_; }
-  bool cache_only() const { return cache_only_; }
+  // Every home write trapped (never under CO-WD).
+  bool all() const { return c_.config->write_detect_all && !cache_only(); }
+  // CO-WD, for the whole run.
+  bool cache_only() const { return c_.config->write_detect_cache_only; }
   // Whether a new allocation's home pages start untrapped (a pinned home
   // page never traps, whatever the mode).
-  bool untrapped_at_allocation(bool home_pinned) const { return !all_ || home_pinned; }
+  bool untrapped_at_allocation(bool home_pinned) const { return !all() || home_pinned; }
   // A first touch made us the home of `page`: whether it starts untrapped
   // (nobody fetched it between the claim and now).
-  bool untrap_fresh(uint32_t page) { return !all_ && c_.share->try_untrap_fresh(page); }
+  bool untrap_fresh(uint32_t page) { return !all() && c_.share->try_untrap_fresh(page); }
 
-  // jia_config(ADWD): trapping every write again traps the pages untrapped
-  // now, noting them as written in the open intervals.
-  void set_all(bool all);
+  // jia_config(ADWD) has switched Config::write_detect_all: trapping every
+  // write again traps the pages untrapped now, noting them as written in
+  // the open intervals.
+  void switched();
   // Drains the retrap queue. `quiet` (right after a next-touch point): our
   // pending pages, trapped there, are not noted, since we wrote nothing
   // since our barrier began and every copy taken since has all our writes.
@@ -59,8 +63,6 @@ class WriteDetection {
  private:
   EngineContext c_;
   EngineOps* ops_;
-  bool all_;
-  const bool cache_only_;
   std::vector<uint32_t> retraps_;  // scratch for drain_retraps
 };
 

@@ -407,9 +407,6 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   parts.rank = rank;
   parts.size = size;
   parts.config = &st.config;
-  parts.write_detect_all = cfg.write_detect_all;
-  parts.cache_only = cfg.write_detect_cache_only;
-  parts.home_migration = cfg.home_migration;
   {
     // Write vectors: 2 to 64 blocks a page; the default block is 1/32 page.
     const size_t ps = state_->region.page_size();
@@ -426,12 +423,7 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   }
   parts.write_vector = cfg.write_vector;
   parts.wvec = &state_->wvec;
-  parts.fetch_pages = cfg.fetch_pages;
-  parts.auto_hints = cfg.auto_hints;
   parts.test_faults = cfg.test_faults;
-  parts.release_buffered = cfg.release_policy == ReleasePolicy::kBuffered;
-  parts.prefetch_sync = cfg.prefetch_sync;
-  parts.home_memory_pages = cfg.home_memory / state_->region.page_size();
   parts.node_shared = node_shared;
   parts.node = &st.node;
   parts.rma = one_sided ? &st.rma : nullptr;
@@ -442,9 +434,11 @@ void Runtime::start(int* argc, char*** argv, ApiCall call, Region::FixedPlace fi
   parts.stack = &st.stack;
   parts.stats = &st.stats.app;
   parts.surface = st.surface;
-  coherence_ = std::make_unique<Coherence>(parts);
+  // The service first: the engine moves homes under its serve mutex.
   service_ = std::make_unique<Service>(st.sync_parts(), &st.region, &st.pages, &st.stats.service, cfg.spin_us,
                                        &st.wvec);
+  parts.serve_mutex = service_->serve_here().mutex;
+  coherence_ = std::make_unique<Coherence>(parts);
   sync_ = std::make_unique<SyncClient>(st.sync_parts(), coherence_.get(), &st.stack, &st.stats.app,
                                        service_->serve_here());
   state_->transport.set_wait_context([this] { return state_->stack.describe(); });

@@ -118,7 +118,7 @@ void TaskMigrator::setup(SyncClient& sync, AppCounters& stats, ApiCall call, int
   start_interval(stats);
 }
 
-bool TaskMigrator::lbarrier(SyncClient& sync, Coherence& coherence, AppCounters& stats, ApiCall call, int64_t* begin,
+bool TaskMigrator::lbarrier(SyncClient& sync, Config& config, AppCounters& stats, ApiCall call, int64_t* begin,
                             int64_t* end, bool inclusive) {
   if (begin == nullptr || end == nullptr) fatal("%s: begin and end must not be null", call.name);
   const TaskRange mine{*begin, *end};
@@ -184,11 +184,11 @@ bool TaskMigrator::lbarrier(SyncClient& sync, Coherence& coherence, AppCounters&
     // Two barriers do it: a page its old home wrote untrapped (adaptive
     // write detection) while the new owner took its copy counts the old
     // home as a writer at the first (PROTOCOL.md §6a), not at the second.
-    const bool was = coherence.home_migration();
+    const bool was = config.home_migration;
     const uint64_t gained = stats.homes_gained;
-    coherence.set_home_migration(true);
+    config.home_migration = true;
     sync.barrier(call);
-    coherence.set_home_migration(was);
+    config.home_migration = was;
     stats.taskmig_rehomed += stats.homes_gained - gained;
     --home_barriers_;
   } else {

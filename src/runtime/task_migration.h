@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/surface.h"
-#include "protocol/coherence.h"
+#include "common/config.h"
 #include "stats/stats.h"
 #include "sync/sync_client.h"
 
@@ -65,8 +65,11 @@ class TaskMigrator {
   // the decision. [*begin, *end) is this process's range, replaced by its
   // new one. `inclusive`: the caller's surface writes ranges as JIAJIA's
   // [begin, end] (for messages). True when the range changed.
-  bool lbarrier(SyncClient& sync, Coherence& coherence, AppCounters& stats, ApiCall call, int64_t* begin,
-                int64_t* end, bool inclusive);
+  // `config`: the runtime's settings, whose home migration switch
+  // (Config::home_migration) it turns on for the barriers after a
+  // reassignment.
+  bool lbarrier(SyncClient& sync, Config& config, AppCounters& stats, ApiCall call, int64_t* begin, int64_t* end,
+                bool inclusive);
 
   TaskMigrationMode mode() const { return mode_; }
   // Tests: from now on a measuring call reports `seconds` per task of this

@@ -52,11 +52,12 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
       waits_(parts, stack),
       inbox_(parts),
       barrier_(parts, &inbox_, &waits_),
-      serve_mutex_(here.mutex),
       own_locks_(here.locks),
       own_home_(here.home),
       lock_incarnations_(parts.lock_incarnations),
-      barrier_form_(parts.barrier_form) {}
+      barrier_form_(parts.barrier_form) {
+  if (here.mutex != c_->serve_mutex()) fatal("internal error: the engine and the client name different serve mutexes");
+}
 
 void SyncClient::check_lock_id(ApiCall call, int lock) const {
   if (lock < 0 || lock >= p_.locks)
@@ -102,7 +103,7 @@ void SyncClient::acquire(ApiCall call, int lock) {
   AcquireGrantMsg grant;
   bool granted = false;
   if (home == p_.rank) {
-    MutexLock serving(serve_mutex_);
+    MutexLock serving(c_->serve_mutex());
     granted = own_locks_->acquire_here(req, &grant);
   } else {
     t.send(home, kTagRequest, encode(req, t.next_seq()));
@@ -137,7 +138,7 @@ void SyncClient::release(ApiCall call, int lock) {
     // The diffs must be at their homes before the next acquirer can fault
     // on those pages, which it may do as soon as it has the grant.
     c_->flush_diffs(-1);
-    MutexLock serving(serve_mutex_);
+    MutexLock serving(c_->serve_mutex());
     own_locks_->release_here(rel);  // grants the next waiter, if any, by message
     stack_->pop();
     return;
@@ -199,7 +200,7 @@ void SyncClient::barrier(ApiCall call, std::vector<std::byte>* broadcast) {
     // requests for moved pages deferred, or all after it, with the deferred
     // requests already answered in their order. Only this is done under the
     // serve mutex: requests keep being served while we invalidate.
-    MutexLock serving(serve_mutex_);
+    MutexLock serving(c_->serve_mutex());
     c_->move_homes(merged);
     p_.in_barrier->store(false, std::memory_order_seq_cst);
     own_home_->serve_deferred();

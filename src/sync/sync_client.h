@@ -137,9 +137,11 @@ class SyncClient {
   WaitReporter waits_;  // long waits, to the deadlock detector
   PeerInbox inbox_;
   Barrier barrier_;
-  Mutex* const serve_mutex_;
-  LockManager* const own_locks_ PT_GUARDED_BY(serve_mutex_);
-  HomeServer* const own_home_ PT_GUARDED_BY(serve_mutex_);
+  // Under the serve mutex, which the engine names (Coherence::serve_mutex,
+  // the same as ServeHere::mutex): the analysis sees one capability at the
+  // end of a barrier, where the homes move and the home server answers.
+  LockManager* const own_locks_ PT_GUARDED_BY(c_->serve_mutex());
+  HomeServer* const own_home_ PT_GUARDED_BY(c_->serve_mutex());
   const bool lock_incarnations_;  // SCOPEDSM_LOCK_INCARNATIONS: ACQ names the version we saw (off: 0)
   BarrierForm barrier_form_;      // SCOPEDSM_BARRIER, or jia_config(BROADCAST, ...)
   uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)

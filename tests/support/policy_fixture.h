@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -60,6 +61,16 @@ class PolicyFixture : public EngineOps {
   PolicyFixture(const PolicyFixture&) = delete;
   PolicyFixture& operator=(const PolicyFixture&) = delete;
 
+  // What the engine's claim_run does to the pages (without diffs): each
+  // takes a free cache slot.
+  void attach_slots(uint64_t first, uint32_t count) {
+    for (uint64_t p = first; p < first + count; ++p) {
+      const uint32_t slot = cache.take_free();
+      ASSERT_NE(slot, kNoSlot);
+      fsm.attach_slot(p, slot, false);
+    }
+  }
+
   // Puts `page`, homed at `home`, in `state` as the engine would have: its
   // protection, and a cache slot when the state is a cached one.
   void place(uint64_t page, PageState state, int home) {
@@ -97,6 +108,8 @@ class PolicyFixture : public EngineOps {
   void send_pending(int) override { unexpected("send_pending"); }
   bool owes_ack(int) const override { return unexpected("owes_ack", false); }
   void prepare(uint64_t, uint64_t, Access, const char*) override { unexpected("prepare"); }
+  std::byte* memory(uint64_t) override { return unexpected<std::byte*>("memory", nullptr); }
+  uint64_t atomic_at_home(int, const AtomicMsg&) override { return unexpected<uint64_t>("atomic_at_home", 0); }
 
   Config config;
   PageTable pages;

@@ -18,9 +18,12 @@ namespace {
 struct MigrationFixture : PolicyFixture {
   explicit MigrationFixture(bool on = true, uint64_t test_faults = 0)
       : PolicyFixture(0, 3, test_faults),
-        detect(ctx, this, false, false),
-        release(ctx, this, false, 0),
-        migration(ctx, this, &detect, &release, on) {}
+        detect(ctx, this),
+        release(ctx, this),
+        migration(ctx, this, &detect, &release) {
+    config.home_migration = on;
+    config.release_policy = ReleasePolicy::kAggressive;
+  }
   WriteDetection detect;
   Releaser release;
   HomeMigration migration;
@@ -38,8 +41,9 @@ TEST(HomeMigration, OnlyAReadOnlyRecordedCopyOffersItsHome) {
     m.state = s;
     EXPECT_FALSE(f.migration.offers(m)) << page_state_name(s);
   }
-  // Off, only a next-touch pending page offers.
-  f.migration.set_enabled(false);
+  // Off (jia_config(HMIG, OFF) writes the setting the policy reads), only a
+  // next-touch pending page offers.
+  f.config.home_migration = false;
   EXPECT_FALSE(f.migration.enabled());
   m.state = PageState::kReadOnly;
   EXPECT_FALSE(f.migration.offers(m));

@@ -35,7 +35,7 @@ struct MarkFixture : PolicyFixture {
       if (pages[p].nt_pending) out.push_back(p);
     return out;
   }
-  WriteDetection detect{ctx, this, false, false};
+  WriteDetection detect{ctx, this};
   NextTouch next_touch{ctx, this, &detect};
 };
 

@@ -101,7 +101,7 @@ struct PrefetcherFixture : RunFixture {
     pages[page].run_source = source;
     pages[page].run_pages = run_pages;
   }
-  Prefetcher prefetcher{ctx, this, nullptr, nullptr, FetchWindow(16, false), false, false};
+  Prefetcher prefetcher{ctx, this, nullptr, nullptr};  // SCOPEDSM_FETCH_PAGES=16, no automatic hints
 };
 
 TEST(Prefetcher, RunLengthFollowsTheWindowAndHalfTheCache) {
@@ -111,7 +111,8 @@ TEST(Prefetcher, RunLengthFollowsTheWindowAndHalfTheCache) {
   f.fsm.pin(0, 1);
   EXPECT_EQ(f.prefetcher.run_length(4, 1), 1u);
   f.fsm.unpin();
-  Prefetcher longest{f.ctx, &f, nullptr, nullptr, FetchWindow(64, false), false, false};
+  f.config.fetch_pages = 64;
+  Prefetcher longest{f.ctx, &f, nullptr, nullptr};
   for (int i = 0; i < 4; ++i) {
     f.tripwire(15, RunSource::kFault, 1);
     longest.touch_prefetched(15, false);

@@ -18,7 +18,9 @@ namespace {
 
 struct ReleaseFixture : PolicyFixture {
   explicit ReleaseFixture(bool buffered, uint64_t test_faults = 0)
-      : PolicyFixture(0, 3, test_faults), release(ctx, this, buffered, 0) {}
+      : PolicyFixture(0, 3, test_faults), release(ctx, this) {
+    config.release_policy = buffered ? ReleasePolicy::kBuffered : ReleasePolicy::kAggressive;
+  }
   // The engine's operations the releaser uses, recorded; evict does what
   // the engine does to the page.
   void evict(uint32_t slot, Cause cause) override {

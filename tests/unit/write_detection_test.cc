@@ -49,7 +49,7 @@ TEST(WriteDetection, ABarrierUntrapsTheHomeCleanPagesNobodyElseHolds) {
   HomeFixture f;
   f.place(5, PageState::kHomeDirty, 0);
   f.share.record_copies(6, 1, 3);  // a copy taken in the interval the barrier ends
-  WriteDetection detect(f.ctx, &f, false, false);
+  WriteDetection detect(f.ctx, &f);
   const std::vector<WriteNotice> notices = {
       {1, 0}, {2, 1}, {3, kMultipleWriters}, {4, 0, true, true}, {5, 0}, {6, 0}};
   detect.untrap_after_barrier(notices, 3, false);
@@ -66,7 +66,7 @@ TEST(WriteDetection, ABarrierUntrapsTheHomeCleanPagesNobodyElseHolds) {
 
 TEST(WriteDetection, WithHomeMigrationAPageSeveralWroteStaysTrapped) {
   HomeFixture f;
-  WriteDetection detect(f.ctx, &f, false, false);
+  WriteDetection detect(f.ctx, &f);
   detect.untrap_after_barrier({{1, 0}, {3, kMultipleWriters}}, 3, true);
   EXPECT_EQ(f.pages[1].state, PageState::kHomeUntrapped);
   EXPECT_EQ(f.pages[3].state, PageState::kHomeClean);
@@ -75,7 +75,9 @@ TEST(WriteDetection, WithHomeMigrationAPageSeveralWroteStaysTrapped) {
 TEST(WriteDetection, TrappingEveryWriteOrCacheOnlyUntrapsNothingAtBarriers) {
   for (const auto& [all, cache_only] : {std::pair{true, false}, std::pair{false, true}}) {
     HomeFixture f;
-    WriteDetection detect(f.ctx, &f, all, cache_only);
+    f.config.write_detect_all = all;
+    f.config.write_detect_cache_only = cache_only;
+    WriteDetection detect(f.ctx, &f);
     detect.untrap_after_barrier({{1, 0}, {3, kMultipleWriters}}, 3, false);
     EXPECT_EQ(f.pages[1].state, PageState::kHomeClean);
     EXPECT_EQ(f.stats.untraps, 0u);
@@ -83,18 +85,23 @@ TEST(WriteDetection, TrappingEveryWriteOrCacheOnlyUntrapsNothingAtBarriers) {
   // Cache-only is never "every write trapped", and home pages start
   // untrapped under it; a pinned home page always does.
   HomeFixture f;
-  EXPECT_FALSE(WriteDetection(f.ctx, &f, true, true).all());
-  EXPECT_TRUE(WriteDetection(f.ctx, &f, true, true).untrapped_at_allocation(false));
-  EXPECT_FALSE(WriteDetection(f.ctx, &f, true, false).untrapped_at_allocation(false));
-  EXPECT_TRUE(WriteDetection(f.ctx, &f, true, false).untrapped_at_allocation(true));
-  EXPECT_TRUE(WriteDetection(f.ctx, &f, false, false).untrapped_at_allocation(false));
+  WriteDetection detect(f.ctx, &f);
+  f.config.write_detect_all = true;
+  f.config.write_detect_cache_only = true;
+  EXPECT_FALSE(detect.all());
+  EXPECT_TRUE(detect.untrapped_at_allocation(false));
+  f.config.write_detect_cache_only = false;
+  EXPECT_FALSE(detect.untrapped_at_allocation(false));
+  EXPECT_TRUE(detect.untrapped_at_allocation(true));
+  f.config.write_detect_all = false;
+  EXPECT_TRUE(detect.untrapped_at_allocation(false));
 }
 
 TEST(WriteDetection, ACopyOfAnUntrappedPageNotesItAsWritten) {
   HomeFixture f;
   f.untrapped(2, true);
   f.untrapped(4, false);
-  WriteDetection detect(f.ctx, &f, false, false);
+  WriteDetection detect(f.ctx, &f);
   detect.drain_retraps();
   EXPECT_EQ(f.pages[2].state, PageState::kHomeDirty);
   EXPECT_EQ(f.pages[4].state, PageState::kHomeUntrapped);  // nobody copied it
@@ -113,7 +120,7 @@ TEST(WriteDetection, AfterANextTouchPointOurPendingPagesAreDrainedQuietly) {
     f.pages[3].nt_pending = true;
     f.share.trap_settled(3);
     f.pages[3].state = PageState::kHomeClean;
-    WriteDetection detect(f.ctx, &f, false, false);
+    WriteDetection detect(f.ctx, &f);
     detect.drain_retraps(quiet);
     EXPECT_EQ(f.stats.retraps, quiet ? 0u : 1u);
     EXPECT_EQ(f.stack.all_pages().empty(), quiet);
@@ -124,7 +131,8 @@ TEST(WriteDetection, AfterANextTouchPointOurPendingPagesAreDrainedQuietly) {
 TEST(WriteDetection, CacheOnlyNotesNoCopies) {
   HomeFixture f;
   f.untrapped(2, true);
-  WriteDetection detect(f.ctx, &f, false, true);
+  f.config.write_detect_cache_only = true;
+  WriteDetection detect(f.ctx, &f);
   detect.drain_retraps();
   EXPECT_EQ(f.pages[2].state, PageState::kHomeUntrapped);
   EXPECT_EQ(f.stats.retraps, 0u);
@@ -135,12 +143,30 @@ TEST(WriteDetection, TrappingEveryWriteNotesThePagesUntrappedNow) {
   f.untrapped(2, false);
   f.untrapped(4, false);
   f.pages[4].home_pinned = true;  // never trapped
-  WriteDetection detect(f.ctx, &f, false, false);
-  detect.set_all(true);
+  WriteDetection detect(f.ctx, &f);
+  f.config.write_detect_all = true;  // jia_config(ADWD, OFF) writes the setting, then tells the engine
+  detect.switched();
   EXPECT_TRUE(detect.all());
   EXPECT_EQ(f.pages[2].state, PageState::kHomeDirty);
   EXPECT_EQ(f.pages[4].state, PageState::kHomeUntrapped);
   EXPECT_EQ(f.dirtied, std::vector<uint64_t>{2});
+}
+
+// jia_config(ADWD) switches the setting the policy reads in place: a
+// WriteDetection made before the switch follows it at once.
+TEST(WriteDetection, JiaConfigsSwitchTakesEffectWhereTheSettingIsRead) {
+  HomeFixture f;
+  WriteDetection detect(f.ctx, &f);
+  EXPECT_TRUE(detect.untrapped_at_allocation(false));
+  f.config.write_detect_all = true;  // jia_config(ADWD, OFF)
+  EXPECT_TRUE(detect.all());
+  EXPECT_FALSE(detect.untrapped_at_allocation(false));
+  detect.untrap_after_barrier({{1, 0}}, 3, false);
+  EXPECT_EQ(f.pages[1].state, PageState::kHomeClean);  // nothing untrapped
+  f.config.write_detect_all = false;  // jia_config(ADWD, ON)
+  EXPECT_FALSE(detect.all());
+  detect.untrap_after_barrier({{1, 0}}, 4, false);
+  EXPECT_EQ(f.pages[1].state, PageState::kHomeUntrapped);
 }
 
 }  // namespace
