@@ -6,7 +6,6 @@
 #endif
 #include <cstring>
 
-#include "common/checked.h"
 
 namespace scopedsm {
 
@@ -33,8 +32,6 @@ constexpr std::array<uint8_t, 256> kBitsIn = [] {
     for (int b = 0; b < 8; ++b) t[static_cast<size_t>(i)] = static_cast<uint8_t>(t[static_cast<size_t>(i)] + ((i >> b) & 1));
   return t;
 }();
-
-constexpr size_t kMaxRunWords = 256;
 
 // A block of 8 words: the unit of the scan. A page (a whole number of OS
 // pages) is a whole number of blocks.
@@ -66,16 +63,49 @@ inline uint64_t block_changes(const std::byte* a, const std::byte* b) {
 #endif
 }
 
-// Copies the bytes of the word at `src` that mask `m` names, in order, to
-// `out`; returns their number.
-inline size_t gather_bytes(const std::byte* src, uint8_t m, std::byte* out) {
-  if (m == 0xff) {
-    std::memcpy(out, src, 8);
-    return 8;
+// Bits set in x (a popcount without the instruction, which the target ISA
+// may lack).
+inline size_t bits_in(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<size_t>((x * 0x0101010101010101ull) >> 56);
+}
+
+// Bit i set iff byte i of the 64-byte block at `a` and `b`'s differ, for
+// the first `words` words only (the last block of a page of no whole
+// number of blocks).
+inline uint64_t partial_block_changes(const std::byte* a, const std::byte* b, size_t words) {
+  uint64_t bits = 0;
+  for (size_t j = 0; j < words; ++j)
+    bits |= static_cast<uint64_t>(nonzero_byte_mask(load_word(a + 8 * j) ^ load_word(b + 8 * j))) << (8 * j);
+  return bits;
+}
+
+// The changed words of a block: bit j iff byte j of `bits` is not zero.
+inline unsigned changed_words_of(uint64_t bits) { return nonzero_byte_mask(bits); }
+
+// One block of the record: header, then the changed words of `src`. A
+// block changed whole is one copy; otherwise each of the eight words is
+// stored and the end moves past it only if it changed (no branch per
+// word). Room: kBlockEntry bytes at `at` (the eight stores of a block with
+// seven changed words end there). Returns the new end.
+constexpr size_t kBlockEntry = 2 + 8 + kBlockBytes;
+inline std::byte* put_block(std::byte* at, size_t block, uint64_t bits, const std::byte* src) {
+  const auto index = static_cast<uint16_t>(block);
+  std::memcpy(at, &index, 2);
+  std::memcpy(at + 2, &bits, 8);
+  at += 10;
+  if (bits == ~uint64_t{0}) {
+    std::memcpy(at, src, kBlockBytes);
+    return at + kBlockBytes;
   }
-  size_t n = 0;
-  for (unsigned rest = m; rest != 0; rest &= rest - 1) out[n++] = src[__builtin_ctz(rest)];
-  return n;
+  const unsigned words = changed_words_of(bits);
+  for (size_t j = 0; j < 8; ++j) {
+    std::memcpy(at, src + 8 * j, 8);
+    at += 8 * ((words >> j) & 1u);
+  }
+  return at;
 }
 
 // Writes the bytes of the word at `src` that mask `m` names to the word at `dst`.
@@ -96,79 +126,43 @@ void store(std::byte** at, T v) {
   *at += sizeof v;
 }
 
-template <typename T>
-bool take(const std::byte** at, const std::byte* end, T* v) {
-  if (static_cast<size_t>(end - *at) < sizeof(T)) return false;
-  std::memcpy(v, *at, sizeof(T));
-  *at += sizeof(T);
-  return true;
-}
-
 }  // namespace
+
+size_t max_diff_record(size_t page_size) {
+  return 8 + (page_size / 8 + 7) / 8 * kBlockEntry;
+}
 
 size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* twin, size_t page_size,
                    Writer* out) {
   const size_t words = page_size / 8;
-  // Room for the worst case (every other word changed, partially), filled
-  // in place; what is left over is given back at the end.
+  const size_t whole = words / 8;
+  // Room for the worst case (every block changed), filled in place; what
+  // is left over is given back at the end.
   const size_t start = out->size();
-  const size_t worst = 8 + (words / 2 + 1) * 4 + words + page_size;
-  std::byte* const base = out->append_space(worst);
+  std::byte* const base = out->append_space(max_diff_record(page_size));
   std::byte* at = base + 8;
   size_t changed = 0;
-  // The run being built: words [first, first + count) changed.
-  uint8_t masks[kMaxRunWords];
-  std::byte bytes[kMaxRunWords * 8];
-  size_t first = 0, count = 0, nbytes = 0;
-  auto end_run = [&] {
-    store(&at, static_cast<uint16_t>(first));
-    store(&at, static_cast<uint16_t>(count));
-    if (count == 1 && nbytes == 8) {  // the common short run, in fixed-size copies
-      *at++ = static_cast<std::byte>(masks[0]);
-      std::memcpy(at, bytes, 8);
-    } else {
-      std::memcpy(at, masks, count);
-      at += count;
-      std::memcpy(at, bytes, nbytes);
-    }
-    at += nbytes;
-    changed += nbytes;
-    count = 0;
-    nbytes = 0;
-  };
-  // Adds changed word `w` (byte mask `m`) to the run, which it continues
-  // or, after a gap, replaces.
-  auto add_word = [&](size_t w, uint8_t m) {
-    if (count != 0 && first + count != w) end_run();
-    if (count == 0) first = w;
-    masks[count++] = m;
-    nbytes += gather_bytes(page + w * 8, m, bytes + nbytes);
-    if (count == kMaxRunWords) end_run();  // a long run goes out in pieces
-  };
-  for (size_t block = 0; block < words / 8; ++block) {
+  for (size_t block = 0; block < whole; ++block) {
     const uint64_t bits = block_changes(page + block * kBlockBytes, twin + block * kBlockBytes);
     if (bits == 0) continue;
-    if (bits == ~uint64_t{0} && count + 8 <= kMaxRunWords) {  // every byte changed: one copy
-      if (count != 0 && first + count != block * 8) end_run();
-      if (count == 0) first = block * 8;
-      std::memset(masks + count, 0xff, 8);
-      std::memcpy(bytes + nbytes, page + block * kBlockBytes, kBlockBytes);
-      count += 8;
-      nbytes += kBlockBytes;
-      if (count == kMaxRunWords) end_run();
-      continue;
-    }
-    // The changed words of the block, bit j for word j (byte j of `bits` is its mask).
-    for (unsigned changed_words = nonzero_byte_mask(bits); changed_words != 0; changed_words &= changed_words - 1) {
-      const auto j = static_cast<size_t>(__builtin_ctz(changed_words));
-      add_word(block * 8 + j, static_cast<uint8_t>(bits >> (8 * j)));
+    at = put_block(at, block, bits, page + block * kBlockBytes);
+    changed += bits_in(bits);
+  }
+  // The words after the last whole block (a page of a size no real page
+  // has, but the format allows: any number of words): a block of its own,
+  // its words stored one by one (eight stores would pass the page's end).
+  if (const size_t rest = words - whole * 8; rest != 0) {
+    const std::byte* src = page + whole * kBlockBytes;
+    if (const uint64_t bits = partial_block_changes(src, twin + whole * kBlockBytes, rest); bits != 0) {
+      const auto index = static_cast<uint16_t>(whole);
+      std::memcpy(at, &index, 2);
+      std::memcpy(at + 2, &bits, 8);
+      at += 10;
+      for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, at += 8)
+        std::memcpy(at, src + 8 * static_cast<size_t>(__builtin_ctz(w)), 8);
+      changed += bits_in(bits);
     }
   }
-  // Words after the last whole block (a page of a size no real page has,
-  // but the format allows: any number of words), one at a time.
-  for (size_t w = words / 8 * 8; w < words; ++w)
-    if (const uint8_t m = nonzero_byte_mask(load_word(page + w * 8) ^ load_word(twin + w * 8)); m != 0) add_word(w, m);
-  if (count != 0) end_run();
   if (changed == 0) {
     out->truncate(start);  // nothing changed: no record
     return 0;
@@ -208,7 +202,7 @@ size_t merge_diff(std::byte* home, const std::byte* page, const std::byte* twin,
 }
 
 Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, uint32_t* page_out,
-                  size_t* changed_bytes_out, uint64_t* blocks_out, size_t block_size) {
+                  size_t* changed_bytes_out, uint64_t* blocks_out, size_t block_size, bool whole_word_fault) {
   uint32_t page_index = 0, body_bytes = 0;
   if (Status s = in->get(&page_index); !s.ok()) return s;
   if (Status s = in->get(&body_bytes); !s.ok()) return s;
@@ -217,51 +211,54 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
   std::byte* dst = locate(ctx, page_index);
   if (dst == nullptr) return Status::Error("diff names page " + std::to_string(page_index) + " which is not homed here");
   const size_t words = page_size / 8;
+  const size_t blocks = (words + 7) / 8;
+  // The mask bits a block may set: all, but in a last block of fewer words
+  // only those of its words.
+  const size_t last_words = words % 8;
+  const uint64_t last_allowed = last_words == 0 ? ~uint64_t{0} : (uint64_t{1} << (8 * last_words)) - 1;
   const std::byte* const end = body + body_bytes;
 
   // Pass 1 validates the whole record; pass 2 applies it. A bad record
   // therefore leaves the page untouched.
-  size_t changed = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    const std::byte* at = body;
-    size_t next_word = 0;
-    changed = 0;
-    while (at < end) {
-      uint16_t first = 0, count = 0;
-      if (!take(&at, end, &first) || !take(&at, end, &count)) return Status::Error("diff run header truncated");
-      if (count == 0) return Status::Error("diff run of zero words");
-      if (first < next_word) return Status::Error("diff runs overlap or are out of order");
-      const std::optional<size_t> run_end = checked_add<size_t>(first, count);
-      if (!run_end || *run_end > words) return Status::Error("diff run extends past the page end");
-      if (static_cast<size_t>(end - at) < count) return Status::Error("diff masks truncated");
-      const uint8_t* masks = reinterpret_cast<const uint8_t*>(at);
-      at += count;
-      size_t nbytes = 0;
-      for (size_t i = 0; i < count; ++i) nbytes += kBitsIn[masks[i]];
-      if (static_cast<size_t>(end - at) < nbytes) return Status::Error("diff data truncated");
-      if (pass == 1) {
-        if (blocks_out != nullptr)
-          for (size_t b = static_cast<size_t>(first) * 8 / block_size; b <= (*run_end * 8 - 1) / block_size; ++b)
-            *blocks_out |= uint64_t{1} << b;
-        const std::byte* data = at;
-        std::byte* word = dst + static_cast<size_t>(first) * 8;
-        // Every byte of a long run changed: one copy (a short one is
-        // copied a word at a time, which costs less than a call of memcpy).
-        const size_t per_word = count >= 8 && nbytes == static_cast<size_t>(count) * 8 ? 0 : count;
-        if (per_word == 0) std::memcpy(word, data, nbytes);
-        for (size_t i = 0; i < per_word; ++i, word += 8) {
-          const uint8_t m = masks[i];
-          if (m == 0xff) {
-            std::memcpy(word, data, 8);
-            data += 8;
-            continue;
-          }
-          for (unsigned rest = m; rest != 0; rest &= rest - 1) word[__builtin_ctz(rest)] = *data++;
-        }
-      }
-      at += nbytes;
-      changed += nbytes;
-      next_word = *run_end;
+  size_t changed = 0, next = 0;
+  for (const std::byte* at = body; at < end;) {
+    if (end - at < 10) return Status::Error("diff block header truncated");
+    uint16_t block = 0;
+    uint64_t bits = 0;
+    std::memcpy(&block, at, 2);
+    std::memcpy(&bits, at + 2, 8);
+    at += 10;
+    if (static_cast<size_t>(block) >= blocks) return Status::Error("diff block past the page end");
+    if (block < next) return Status::Error("diff blocks overlap or are out of order");
+    if (bits == 0) return Status::Error("diff block with no changed byte");
+    if (block == blocks - 1 && (bits & ~last_allowed) != 0) return Status::Error("diff mask names bytes past the page end");
+    const size_t data = 8 * kBitsIn[changed_words_of(bits)];
+    if (static_cast<size_t>(end - at) < data) return Status::Error("diff data truncated");
+    at += data;
+    changed += bits_in(bits);
+    next = static_cast<size_t>(block) + 1;
+  }
+  for (const std::byte* at = body; at < end;) {
+    uint16_t block = 0;
+    uint64_t bits = 0;
+    std::memcpy(&block, at, 2);
+    std::memcpy(&bits, at + 2, 8);
+    at += 10;
+    std::byte* const to = dst + static_cast<size_t>(block) * kBlockBytes;
+    if (blocks_out != nullptr) {
+      const size_t first = static_cast<size_t>(block) * kBlockBytes + static_cast<size_t>(__builtin_ctzll(bits));
+      const size_t last = static_cast<size_t>(block) * kBlockBytes + 63 - static_cast<size_t>(__builtin_clzll(bits));
+      for (size_t b = first / block_size; b <= last / block_size; ++b) *blocks_out |= uint64_t{1} << b;
+    }
+    if (bits == ~uint64_t{0}) {  // the whole block: one copy
+      std::memcpy(to, at, kBlockBytes);
+      at += kBlockBytes;
+      continue;
+    }
+    for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, at += 8) {
+      const auto j = static_cast<size_t>(__builtin_ctz(w));
+      const auto m = static_cast<uint8_t>(bits >> (8 * j));
+      scatter_bytes(to + 8 * j, at, whole_word_fault ? uint8_t{0xff} : m);
     }
   }
   *page_out = page_index;
