@@ -1,6 +1,8 @@
 #include "protocol/diff.h"
 
+#include <algorithm>
 #include <array>
+#include <utility>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -120,12 +122,6 @@ inline void scatter_bytes(std::byte* dst, const std::byte* src, uint8_t m) {
   }
 }
 
-template <typename T>
-void store(std::byte** at, T v) {
-  std::memcpy(*at, &v, sizeof v);
-  *at += sizeof v;
-}
-
 }  // namespace
 
 size_t max_diff_record(size_t page_size) {
@@ -136,17 +132,37 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
                    Writer* out) {
   const size_t words = page_size / 8;
   const size_t whole = words / 8;
-  // Room for the worst case (every block changed), filled in place; what
-  // is left over is given back at the end.
   const size_t start = out->size();
-  std::byte* const base = out->append_space(max_diff_record(page_size));
-  std::byte* at = base + 8;
   size_t changed = 0;
-  for (size_t block = 0; block < whole; ++block) {
-    const uint64_t bits = block_changes(page + block * kBlockBytes, twin + block * kBlockBytes);
-    if (bits == 0) continue;
-    at = put_block(at, block, bits, page + block * kBlockBytes);
-    changed += bits_in(bits);
+  // The page is scanned in chunks of up to 64 blocks; the record grows by
+  // the room a chunk's changed blocks may take (kBlockEntry each), filled
+  // in place, and what is left over is given back. An unchanged page
+  // appends nothing, so a new Writer is not grown (and cleared) to a
+  // page's worst case for it.
+  constexpr size_t kChunk = 64;
+  uint64_t masks[kChunk];
+  auto room_for = [&](size_t bytes) {
+    const size_t head = out->size() == start ? 8 : 0;  // the record's head, written at the end
+    std::byte* room = out->append_space(head + bytes) + head;
+    return std::pair<size_t, std::byte*>{out->size() - bytes, room};
+  };
+  for (size_t first = 0; first < whole; first += kChunk) {
+    const size_t n = std::min(kChunk, whole - first);
+    size_t room = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const uint64_t bits = block_changes(page + (first + k) * kBlockBytes, twin + (first + k) * kBlockBytes);
+      masks[k] = bits;
+      room += bits != 0 ? kBlockEntry : 0;
+    }
+    if (room == 0) continue;
+    const auto [offset, base] = room_for(room);
+    std::byte* at = base;
+    for (size_t k = 0; k < n; ++k) {
+      if (masks[k] == 0) continue;
+      at = put_block(at, first + k, masks[k], page + (first + k) * kBlockBytes);
+      changed += bits_in(masks[k]);
+    }
+    out->truncate(offset + static_cast<size_t>(at - base));
   }
   // The words after the last whole block (a page of a size no real page
   // has, but the format allows: any number of words): a block of its own,
@@ -154,6 +170,8 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
   if (const size_t rest = words - whole * 8; rest != 0) {
     const std::byte* src = page + whole * kBlockBytes;
     if (const uint64_t bits = partial_block_changes(src, twin + whole * kBlockBytes, rest); bits != 0) {
+      const auto [offset, base] = room_for(kBlockEntry);
+      std::byte* at = base;
       const auto index = static_cast<uint16_t>(whole);
       std::memcpy(at, &index, 2);
       std::memcpy(at + 2, &bits, 8);
@@ -161,16 +179,12 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
       for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, at += 8)
         std::memcpy(at, src + 8 * static_cast<size_t>(__builtin_ctz(w)), 8);
       changed += bits_in(bits);
+      out->truncate(offset + static_cast<size_t>(at - base));
     }
   }
-  if (changed == 0) {
-    out->truncate(start);  // nothing changed: no record
-    return 0;
-  }
-  std::byte* head = base;
-  store(&head, page_index);
-  store(&head, static_cast<uint32_t>(at - (base + 8)));
-  out->truncate(start + static_cast<size_t>(at - base));
+  if (changed == 0) return 0;  // nothing changed: no record
+  out->patch_u32(start, page_index);
+  out->patch_u32(start + 4, static_cast<uint32_t>(out->size() - start - 8));
   return changed;
 }
 
@@ -257,8 +271,7 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
     }
     for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, at += 8) {
       const auto j = static_cast<size_t>(__builtin_ctz(w));
-      const auto m = static_cast<uint8_t>(bits >> (8 * j));
-      scatter_bytes(to + 8 * j, at, whole_word_fault ? uint8_t{0xff} : m);
+      scatter_bytes(to + 8 * j, at, whole_word_fault ? uint8_t{0xff} : static_cast<uint8_t>(bits >> (8 * j)));
     }
   }
   *page_out = page_index;
