@@ -87,27 +87,54 @@ inline uint64_t partial_block_changes(const std::byte* a, const std::byte* b, si
 // The changed words of a block: bit j iff byte j of `bits` is not zero.
 inline unsigned changed_words_of(uint64_t bits) { return nonzero_byte_mask(bits); }
 
-// One block of the record: header, then the changed words of `src`. A
+// For each set of changed words (bit j: word j), byte j holds word j's
+// offset among the block's changed words: 8 × the changed words before it.
+constexpr std::array<uint64_t, 256> kWordOffsets = [] {
+  std::array<uint64_t, 256> t{};
+  for (unsigned m = 0; m < 256; ++m) {
+    uint64_t before = 0;
+    for (unsigned j = 0; j < 8; ++j) {
+      t[m] |= (8 * before) << (8 * j);
+      before += (m >> j) & 1u;
+    }
+  }
+  return t;
+}();
+
+// An entry's head: the block's number in the low 13 bits, its changed
+// words less one in the high 3 (protocol/diff.h), so that the decoder
+// finds the next entry without counting the mask's words first.
+constexpr unsigned kBlockBits = 13;
+constexpr size_t kMaxBlocks = size_t{1} << kBlockBits;
+inline uint16_t entry_head(size_t block, size_t words) {
+  return static_cast<uint16_t>(block | (words - 1) << kBlockBits);
+}
+
+// One block of the record: head, mask, then the changed words of `src`. A
 // block changed whole is one copy; otherwise each of the eight words is
 // stored and the end moves past it only if it changed (no branch per
-// word). Room: kBlockEntry bytes at `at` (the eight stores of a block with
-// seven changed words end there). Returns the new end.
+// word). Room: kBlockEntry bytes at `at` (the eight stores
+// of a block with seven changed words end there). Returns the new end.
 constexpr size_t kBlockEntry = 2 + 8 + kBlockBytes;
 inline std::byte* put_block(std::byte* at, size_t block, uint64_t bits, const std::byte* src) {
-  const auto index = static_cast<uint16_t>(block);
-  std::memcpy(at, &index, 2);
   std::memcpy(at + 2, &bits, 8);
-  at += 10;
   if (bits == ~uint64_t{0}) {
-    std::memcpy(at, src, kBlockBytes);
-    return at + kBlockBytes;
+    const uint16_t head = entry_head(block, 8);
+    std::memcpy(at, &head, 2);
+    std::memcpy(at + 10, src, kBlockBytes);
+    return at + kBlockEntry;
   }
   const unsigned words = changed_words_of(bits);
-  for (size_t j = 0; j < 8; ++j) {
-    std::memcpy(at, src + 8 * j, 8);
-    at += 8 * ((words >> j) & 1u);
-  }
-  return at;
+  const uint64_t offsets = kWordOffsets[words];
+  std::byte* const data = at + 10;
+  // Word j goes to its place among the changed words; an unchanged word is
+  // stored where the next changed one then goes (or past the end).
+#pragma GCC unroll 8
+  for (size_t j = 0; j < 8; ++j) std::memcpy(data + (offsets >> (8 * j) & 0xff), src + 8 * j, 8);
+  const size_t count = kBitsIn[words];
+  const uint16_t head = entry_head(block, count);
+  std::memcpy(at, &head, 2);
+  return data + 8 * count;
 }
 
 // Writes the bytes of the word at `src` that mask `m` names to the word at `dst`.
@@ -172,8 +199,8 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
     if (const uint64_t bits = partial_block_changes(src, twin + whole * kBlockBytes, rest); bits != 0) {
       const auto [offset, base] = room_for(kBlockEntry);
       std::byte* at = base;
-      const auto index = static_cast<uint16_t>(whole);
-      std::memcpy(at, &index, 2);
+      const uint16_t head = entry_head(whole, kBitsIn[changed_words_of(bits)]);
+      std::memcpy(at, &head, 2);
       std::memcpy(at + 2, &bits, 8);
       at += 10;
       for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, at += 8)
@@ -226,6 +253,7 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
   if (dst == nullptr) return Status::Error("diff names page " + std::to_string(page_index) + " which is not homed here");
   const size_t words = page_size / 8;
   const size_t blocks = (words + 7) / 8;
+  if (blocks > kMaxBlocks) return Status::Error("diff of a page of more than 8192 blocks");
   // The mask bits a block may set: all, but in a last block of fewer words
   // only those of its words.
   const size_t last_words = words % 8;
@@ -237,42 +265,46 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
   size_t changed = 0, next = 0;
   for (const std::byte* at = body; at < end;) {
     if (end - at < 10) return Status::Error("diff block header truncated");
-    uint16_t block = 0;
+    uint16_t head = 0;
     uint64_t bits = 0;
-    std::memcpy(&block, at, 2);
+    std::memcpy(&head, at, 2);
     std::memcpy(&bits, at + 2, 8);
     at += 10;
-    if (static_cast<size_t>(block) >= blocks) return Status::Error("diff block past the page end");
+    const size_t block = head & (kMaxBlocks - 1);
+    const size_t data = 8 * ((head >> kBlockBits) + 1u);
+    if (block >= blocks) return Status::Error("diff block past the page end");
     if (block < next) return Status::Error("diff blocks overlap or are out of order");
     if (bits == 0) return Status::Error("diff block with no changed byte");
     if (block == blocks - 1 && (bits & ~last_allowed) != 0) return Status::Error("diff mask names bytes past the page end");
-    const size_t data = 8 * kBitsIn[changed_words_of(bits)];
+    if (data != 8 * kBitsIn[changed_words_of(bits)]) return Status::Error("diff block's word count differs from its mask");
     if (static_cast<size_t>(end - at) < data) return Status::Error("diff data truncated");
     at += data;
     changed += bits_in(bits);
-    next = static_cast<size_t>(block) + 1;
+    next = block + 1;
   }
   for (const std::byte* at = body; at < end;) {
-    uint16_t block = 0;
+    uint16_t head = 0;
     uint64_t bits = 0;
-    std::memcpy(&block, at, 2);
+    std::memcpy(&head, at, 2);
     std::memcpy(&bits, at + 2, 8);
-    at += 10;
-    std::byte* const to = dst + static_cast<size_t>(block) * kBlockBytes;
+    const size_t block = head & (kMaxBlocks - 1);
+    const std::byte* const next_entry = at + 10 + 8 * ((head >> kBlockBits) + 1u);
+    const std::byte* data = at + 10;
+    std::byte* const to = dst + block * kBlockBytes;
     if (blocks_out != nullptr) {
-      const size_t first = static_cast<size_t>(block) * kBlockBytes + static_cast<size_t>(__builtin_ctzll(bits));
-      const size_t last = static_cast<size_t>(block) * kBlockBytes + 63 - static_cast<size_t>(__builtin_clzll(bits));
+      const size_t first = block * kBlockBytes + static_cast<size_t>(__builtin_ctzll(bits));
+      const size_t last = block * kBlockBytes + 63 - static_cast<size_t>(__builtin_clzll(bits));
       for (size_t b = first / block_size; b <= last / block_size; ++b) *blocks_out |= uint64_t{1} << b;
     }
-    if (bits == ~uint64_t{0}) {  // the whole block: one copy
-      std::memcpy(to, at, kBlockBytes);
-      at += kBlockBytes;
-      continue;
+    if (bits == ~uint64_t{0}) {
+      std::memcpy(to, data, kBlockBytes);  // the whole block: one copy
+    } else {
+      for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, data += 8) {
+        const auto j = static_cast<size_t>(__builtin_ctz(w));
+        scatter_bytes(to + 8 * j, data, whole_word_fault ? uint8_t{0xff} : static_cast<uint8_t>(bits >> (8 * j)));
+      }
     }
-    for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, at += 8) {
-      const auto j = static_cast<size_t>(__builtin_ctz(w));
-      scatter_bytes(to + 8 * j, at, whole_word_fault ? uint8_t{0xff} : static_cast<uint8_t>(bits >> (8 * j)));
-    }
+    at = next_entry;
   }
   *page_out = page_index;
   *changed_bytes_out = changed;

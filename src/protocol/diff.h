@@ -9,11 +9,13 @@
 //   u32 page, u32 body_bytes, body
 // where body is a sequence of changed 64-byte blocks of the page, in
 // increasing block order, each
-//   u16 block, u64 mask, then the block's changed words
-// Bit i of the mask says byte i of the block changed (byte b of word j is
-// bit 8j + b). A word is changed if its mask byte is not zero; the changed
-// words follow, 8 bytes each, whole (their unchanged bytes too, which the
-// receiver never writes). The last block of a page whose size is not a
+//   u16 head, u64 mask, then the block's changed words
+// head holds the block's number in its low 13 bits (a page has at most 8192
+// blocks, 512 KiB) and the number of its changed words less one in its high
+// 3. Bit i of the mask says byte i of the block changed (byte b of word j
+// is bit 8j + b). A word is changed if its mask byte is not zero; the
+// changed words follow, 8 bytes each, whole (their unchanged bytes too,
+// which the receiver never writes). The last block of a page whose size is not a
 // multiple of 64 bytes holds only the page's remaining words: its mask
 // names none past the page's end. A record's work is per changed block and
 // word, never per byte, except for words changed in part.

@@ -81,7 +81,8 @@ Expected reference(const std::byte* p, size_t n, const Setup& s, const std::vect
   size_t pos = 0, next = 0;
   while (pos < body) {
     if (body - pos < 10) return e;
-    const size_t block = u16_at(b + pos);
+    const size_t head = u16_at(b + pos);
+    const size_t block = head & 0x1fff, words_in_head = (head >> 13) + 1;
     uint64_t mask;
     std::memcpy(&mask, b + pos + 2, 8);
     pos += 10;
@@ -92,7 +93,7 @@ Expected reference(const std::byte* p, size_t n, const Setup& s, const std::vect
         if (block * 8 + j >= words) return e;  // a byte past the page's end
         changed_words.push_back(j);
       }
-    if (body - pos < 8 * changed_words.size()) return e;
+    if (changed_words.size() != words_in_head || body - pos < 8 * changed_words.size()) return e;
     for (const size_t j : changed_words) {
       for (size_t bit = 0; bit < 8; ++bit)
         if ((mask >> (8 * j + bit)) & 1u) e.after[(block * 8 + j) * 8 + bit] = b[pos + bit];

@@ -142,11 +142,13 @@ std::vector<std::byte> reference_record(uint32_t page_index, const std::vector<s
     for (size_t i = 0; i < 64 && block * 64 + i < bytes; ++i)
       if (page[block * 64 + i] != twin[block * 64 + i]) mask |= uint64_t{1} << i;
     if (mask == 0) continue;
-    put(block, 2);
-    put(mask, 8);
+    std::vector<size_t> words;
     for (size_t j = 0; j < 8; ++j)
-      if ((mask >> (8 * j) & 0xff) != 0)
-        for (size_t b = 0; b < 8; ++b) body.push_back(static_cast<uint8_t>(page[block * 64 + j * 8 + b]));
+      if ((mask >> (8 * j) & 0xff) != 0) words.push_back(j);
+    put(block | (words.size() - 1) << 13, 2);
+    put(mask, 8);
+    for (const size_t j : words)
+      for (size_t b = 0; b < 8; ++b) body.push_back(static_cast<uint8_t>(page[block * 64 + j * 8 + b]));
   }
   std::vector<std::byte> out;
   if (body.empty()) return out;
@@ -267,10 +269,13 @@ Status decode(const std::vector<std::byte>& msg, Pages* pages) {
   return apply_diff(&r, kPage, &Pages::locate, pages, &p, &n);
 }
 
-// One block of a record body: u16 block, u64 mask, then `data`.
-std::vector<uint8_t> block_entry(uint16_t block, uint64_t mask, const std::vector<uint8_t>& data) {
+// One block of a record body: u16 head (the block, and `words` - 1 in the
+// top 3 bits; by default the words `data` holds), u64 mask, then `data`.
+std::vector<uint8_t> block_entry(uint16_t block, uint64_t mask, const std::vector<uint8_t>& data, size_t words = 0) {
   std::vector<uint8_t> out;
-  for (int i = 0; i < 2; ++i) out.push_back(static_cast<uint8_t>(block >> (8 * i)));
+  if (words == 0) words = std::max<size_t>(data.size() / 8, 1);
+  const auto head = static_cast<uint16_t>(block | (words - 1) << 13);
+  for (int i = 0; i < 2; ++i) out.push_back(static_cast<uint8_t>(head >> (8 * i)));
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(mask >> (8 * i)));
   out.insert(out.end(), data.begin(), data.end());
   return out;
@@ -296,9 +301,11 @@ TEST(Diff, DecoderRejectsMalformedRecordsWithoutWriting) {
   // a block with no changed byte
   EXPECT_FALSE(decode(record(good + block_entry(2, 0, {})), &pages).ok());
   // mask names word 1 (8 bytes), only 2 present
-  EXPECT_FALSE(decode(record(good + block_entry(2, 0xff00, {1, 2})), &pages).ok());
-  // mask names two words, one present
+  EXPECT_FALSE(decode(record(good + block_entry(2, 0xff00, {1, 2}, 1)), &pages).ok());
+  // mask names two words, one present and the head says one
   EXPECT_FALSE(decode(record(good + block_entry(2, 0x0100000000000001ull, word)), &pages).ok());
+  // mask names one word, the head says two (and two are present)
+  EXPECT_FALSE(decode(record(good + block_entry(2, 0x1, word + word)), &pages).ok());
   // a block header cut short
   EXPECT_FALSE(decode(record(good + std::vector<uint8_t>{2, 0, 0xff, 0, 0}), &pages).ok());
   // body length larger than the message
