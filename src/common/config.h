@@ -120,9 +120,9 @@ inline constexpr TestFaultName kTestFaultNames[] = {
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
-// many OS pages, a power of two, at most 512 KiB (128 pages of 4 KiB). A
-// diff names 64-byte blocks in 16 bits (protocol/diff.h), room for 4 MiB;
-// the bound is the largest unit the tests cover.
+// many OS pages, a power of two. Its upper bound is the diff format's: a
+// diff names 64-byte blocks in 13 bits (protocol/diff.h), so a unit holds
+// at most 8192 blocks, 512 KiB (128 pages of 4 KiB).
 inline constexpr uint32_t kMaxUnitPages = 128;
 inline constexpr uint64_t kMaxUnitBytes = uint64_t{65536} * 8;
 inline constexpr bool valid_unit_pages(uint64_t n) { return n >= 1 && n <= kMaxUnitPages && (n & (n - 1)) == 0; }

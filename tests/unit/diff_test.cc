@@ -41,7 +41,7 @@ Status roundtrip(const std::vector<std::byte>& page, const std::vector<std::byte
 }
 
 // The largest coherence unit (SCOPEDSM_UNIT_PAGES=128: kMaxUnitBytes,
-// 8192 blocks of 64 bytes) written whole, and its last byte alone: 16-bit
+// 8192 blocks of 64 bytes) written whole, and its last byte alone: 13-bit
 // block numbers still name every block.
 TEST(Diff, TheLargestUnitRoundTripsWhole) {
   constexpr size_t kUnit = size_t{65536} * 8;
