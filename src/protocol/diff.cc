@@ -8,6 +8,8 @@
 #endif
 #include <cstring>
 
+#include "common/log.h"
+
 
 namespace scopedsm {
 
@@ -39,6 +41,16 @@ constexpr std::array<uint8_t, 256> kBitsIn = [] {
 // pages) is a whole number of blocks.
 constexpr size_t kBlockBytes = 64;
 
+// Bit i set iff byte i of the 64-byte block at `a` and `b`'s differ, for
+// the first `words` words only (the last block of a page of no whole
+// number of blocks).
+inline uint64_t partial_block_changes(const std::byte* a, const std::byte* b, size_t words) {
+  uint64_t bits = 0;
+  for (size_t j = 0; j < words; ++j)
+    bits |= static_cast<uint64_t>(nonzero_byte_mask(load_word(a + 8 * j) ^ load_word(b + 8 * j))) << (8 * j);
+  return bits;
+}
+
 // Bit i set iff byte i of the 64-byte block at `a` differs from `b`'s: the
 // eight words' byte masks, word j's in bits 8j..8j+7. With SSE2 (every
 // x86-64) sixteen bytes at a time, so that an unchanged block costs eight
@@ -58,10 +70,7 @@ inline uint64_t block_changes(const std::byte* a, const std::byte* b) {
   };
   return ~(same(d0) | same(d1) << 16 | same(d2) << 32 | same(d3) << 48);
 #else
-  uint64_t bits = 0;
-  for (int j = 0; j < 8; ++j)
-    bits |= static_cast<uint64_t>(nonzero_byte_mask(load_word(a + 8 * j) ^ load_word(b + 8 * j))) << (8 * j);
-  return bits;
+  return partial_block_changes(a, b, 8);
 #endif
 }
 
@@ -72,16 +81,6 @@ inline size_t bits_in(uint64_t x) {
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
   return static_cast<size_t>((x * 0x0101010101010101ull) >> 56);
-}
-
-// Bit i set iff byte i of the 64-byte block at `a` and `b`'s differ, for
-// the first `words` words only (the last block of a page of no whole
-// number of blocks).
-inline uint64_t partial_block_changes(const std::byte* a, const std::byte* b, size_t words) {
-  uint64_t bits = 0;
-  for (size_t j = 0; j < words; ++j)
-    bits |= static_cast<uint64_t>(nonzero_byte_mask(load_word(a + 8 * j) ^ load_word(b + 8 * j))) << (8 * j);
-  return bits;
 }
 
 // The changed words of a block: bit j iff byte j of `bits` is not zero.
@@ -112,9 +111,9 @@ inline uint16_t entry_head(size_t block, size_t words) {
 
 // One block of the record: head, mask, then the changed words of `src`. A
 // block changed whole is one copy; otherwise each of the eight words is
-// stored and the end moves past it only if it changed (no branch per
-// word). Room: kBlockEntry bytes at `at` (the eight stores
-// of a block with seven changed words end there). Returns the new end.
+// stored at the offset kWordOffsets gives it (no branch per word). Room:
+// kBlockEntry bytes at `at` (the eight stores of a block with seven changed
+// words end there). Returns the new end.
 constexpr size_t kBlockEntry = 2 + 8 + kBlockBytes;
 inline std::byte* put_block(std::byte* at, size_t block, uint64_t bits, const std::byte* src) {
   std::memcpy(at + 2, &bits, 8);
@@ -159,6 +158,9 @@ size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* 
                    Writer* out) {
   const size_t words = page_size / 8;
   const size_t whole = words / 8;
+  if (whole + (words % 8 != 0) > kMaxBlocks)
+    fatal("diff of a page of %zu bytes: a record numbers at most %zu blocks of %zu bytes", page_size, kMaxBlocks,
+          kBlockBytes);
   const size_t start = out->size();
   size_t changed = 0;
   // The page is scanned in chunks of up to 64 blocks; the record grows by

@@ -69,6 +69,15 @@ TEST(Diff, TheLargestUnitRoundTripsWhole) {
   }
 }
 
+// A page of more blocks than a record can number (more than 512 KiB) is
+// an internal error, not a record whose block numbers wrap.
+TEST(DiffDeathTest, APageLargerThanTheFormatAllowsIsAnInternalError) {
+  constexpr size_t kTooLarge = size_t{8193} * 64;
+  const std::vector<std::byte> twin(kTooLarge), page(kTooLarge, std::byte{1});
+  Writer w(MsgType::kDiff);
+  EXPECT_DEATH(encode_diff(0, page.data(), twin.data(), kTooLarge, &w), "a record numbers at most 8192 blocks");
+}
+
 TEST(Diff, UnchangedPageProducesNoRecord) {
   std::vector<std::byte> a(kPage, std::byte{1});
   Writer w(MsgType::kDiff);
