@@ -1,16 +1,12 @@
-// A sketch of a faster diff encoder and decoder, for comparison with the
-// runtime's (protocol/diff.h). It reads and writes exactly the runtime's
-// record format, so its output can be checked byte for byte against
-// encode_diff and fed to apply_diff:
+// A sketch of a fast encoder and decoder of the runtime's former diff
+// record format, kept to compare that format's size and speed with the
+// runtime's block records (protocol/diff.h):
 //   u32 page, u32 body_bytes, body = runs of (u16 first_word, u16 word_count,
 //   word_count mask bytes, changed bytes)
-// What it does differently, and why it is faster:
-//   - writes straight into a buffer sized once (no per-field vector growth);
-//   - computes each word's XOR once per pass and skips unchanged words
-//     four at a time;
-//   - a run whose words changed entirely is one memcpy each way;
-//   - counts mask bits with an inline SWAR popcount, eight masks at a time
-//     (the runtime's std::popcount becomes a libgcc call without -mpopcnt).
+// It writes straight into a buffer sized once, computes each word's XOR
+// once per pass, skips unchanged words four at a time, copies a run whose
+// words changed entirely in one memcpy each way and counts mask bits with
+// an inline SWAR popcount, eight masks at a time.
 #pragma once
 
 #include <cstddef>

@@ -75,6 +75,7 @@ enum class TestFault : uint64_t {
   kCheckpointSkipChanged = 1ull << 34,  // an incremental checkpoint references the previous generation's copy of pages changed since: a restart loses their writes
   kNoPeerWatch = 1ull << 40,         // no process watches the job's others on its machine: a death the launcher misses is a hang
   kProgramComm = 1ull << 35,         // the runtime talks on the program's communicator itself, not on duplicates: its messages and the program's match each other
+  kWholeWordApply = 1ull << 36,      // a home applies each changed word of a DIFF whole, not its changed bytes: lost neighbour bytes
 };
 // The name SCOPEDSM_TEST_FAULT gives each, in bit order.
 struct TestFaultName {
@@ -119,12 +120,13 @@ inline constexpr TestFaultName kTestFaultNames[] = {
     {TestFault::kStaleBroadcast, "stale-broadcast"},
     {TestFault::kCheckpointSkipChanged, "checkpoint-skip-changed"},
     {TestFault::kProgramComm, "program-comm"},
+    {TestFault::kWholeWordApply, "whole-word-apply"},
 };
 
 // SCOPEDSM_UNIT_PAGES: the coherence unit (the protocol's "page") is this
 // many OS pages, a power of two. Its upper bound is the diff format's: a
-// diff names words in 16 bits (protocol/diff.h), so a unit holds at most
-// 65536 words of 8 bytes, 512 KiB (128 pages of 4 KiB).
+// diff names 64-byte blocks in 13 bits (protocol/diff.h), so a unit holds
+// at most 8192 blocks, 512 KiB (128 pages of 4 KiB).
 inline constexpr uint32_t kMaxUnitPages = 128;
 inline constexpr uint64_t kMaxUnitBytes = uint64_t{65536} * 8;
 inline constexpr bool valid_unit_pages(uint64_t n) { return n >= 1 && n <= kMaxUnitPages && (n & (n - 1)) == 0; }

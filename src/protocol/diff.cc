@@ -1,12 +1,15 @@
 #include "protocol/diff.h"
 
+#include <algorithm>
 #include <array>
+#include <utility>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 #include <cstring>
 
-#include "common/checked.h"
+#include "common/log.h"
+
 
 namespace scopedsm {
 
@@ -34,11 +37,19 @@ constexpr std::array<uint8_t, 256> kBitsIn = [] {
   return t;
 }();
 
-constexpr size_t kMaxRunWords = 256;
-
 // A block of 8 words: the unit of the scan. A page (a whole number of OS
 // pages) is a whole number of blocks.
 constexpr size_t kBlockBytes = 64;
+
+// Bit i set iff byte i of the 64-byte block at `a` and `b`'s differ, for
+// the first `words` words only (the last block of a page of no whole
+// number of blocks).
+inline uint64_t partial_block_changes(const std::byte* a, const std::byte* b, size_t words) {
+  uint64_t bits = 0;
+  for (size_t j = 0; j < words; ++j)
+    bits |= static_cast<uint64_t>(nonzero_byte_mask(load_word(a + 8 * j) ^ load_word(b + 8 * j))) << (8 * j);
+  return bits;
+}
 
 // Bit i set iff byte i of the 64-byte block at `a` differs from `b`'s: the
 // eight words' byte masks, word j's in bits 8j..8j+7. With SSE2 (every
@@ -59,23 +70,70 @@ inline uint64_t block_changes(const std::byte* a, const std::byte* b) {
   };
   return ~(same(d0) | same(d1) << 16 | same(d2) << 32 | same(d3) << 48);
 #else
-  uint64_t bits = 0;
-  for (int j = 0; j < 8; ++j)
-    bits |= static_cast<uint64_t>(nonzero_byte_mask(load_word(a + 8 * j) ^ load_word(b + 8 * j))) << (8 * j);
-  return bits;
+  return partial_block_changes(a, b, 8);
 #endif
 }
 
-// Copies the bytes of the word at `src` that mask `m` names, in order, to
-// `out`; returns their number.
-inline size_t gather_bytes(const std::byte* src, uint8_t m, std::byte* out) {
-  if (m == 0xff) {
-    std::memcpy(out, src, 8);
-    return 8;
+// Bits set in x (a popcount without the instruction, which the target ISA
+// may lack).
+inline size_t bits_in(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<size_t>((x * 0x0101010101010101ull) >> 56);
+}
+
+// The changed words of a block: bit j iff byte j of `bits` is not zero.
+inline unsigned changed_words_of(uint64_t bits) { return nonzero_byte_mask(bits); }
+
+// For each set of changed words (bit j: word j), byte j holds word j's
+// offset among the block's changed words: 8 × the changed words before it.
+constexpr std::array<uint64_t, 256> kWordOffsets = [] {
+  std::array<uint64_t, 256> t{};
+  for (unsigned m = 0; m < 256; ++m) {
+    uint64_t before = 0;
+    for (unsigned j = 0; j < 8; ++j) {
+      t[m] |= (8 * before) << (8 * j);
+      before += (m >> j) & 1u;
+    }
   }
-  size_t n = 0;
-  for (unsigned rest = m; rest != 0; rest &= rest - 1) out[n++] = src[__builtin_ctz(rest)];
-  return n;
+  return t;
+}();
+
+// An entry's head: the block's number in the low 13 bits, its changed
+// words less one in the high 3 (protocol/diff.h), so that the decoder
+// finds the next entry without counting the mask's words first.
+constexpr unsigned kBlockBits = 13;
+constexpr size_t kMaxBlocks = size_t{1} << kBlockBits;
+inline uint16_t entry_head(size_t block, size_t words) {
+  return static_cast<uint16_t>(block | (words - 1) << kBlockBits);
+}
+
+// One block of the record: head, mask, then the changed words of `src`. A
+// block changed whole is one copy; otherwise each of the eight words is
+// stored at the offset kWordOffsets gives it (no branch per word). Room:
+// kBlockEntry bytes at `at` (the eight stores of a block with seven changed
+// words end there). Returns the new end.
+constexpr size_t kBlockEntry = 2 + 8 + kBlockBytes;
+inline std::byte* put_block(std::byte* at, size_t block, uint64_t bits, const std::byte* src) {
+  std::memcpy(at + 2, &bits, 8);
+  if (bits == ~uint64_t{0}) {
+    const uint16_t head = entry_head(block, 8);
+    std::memcpy(at, &head, 2);
+    std::memcpy(at + 10, src, kBlockBytes);
+    return at + kBlockEntry;
+  }
+  const unsigned words = changed_words_of(bits);
+  const uint64_t offsets = kWordOffsets[words];
+  std::byte* const data = at + 10;
+  // Word j goes to its place among the changed words; an unchanged word is
+  // stored where the next changed one then goes (or past the end).
+#pragma GCC unroll 8
+  for (size_t j = 0; j < 8; ++j) std::memcpy(data + (offsets >> (8 * j) & 0xff), src + 8 * j, 8);
+  const size_t count = kBitsIn[words];
+  const uint16_t head = entry_head(block, count);
+  std::memcpy(at, &head, 2);
+  return data + 8 * count;
 }
 
 // Writes the bytes of the word at `src` that mask `m` names to the word at `dst`.
@@ -90,93 +148,72 @@ inline void scatter_bytes(std::byte* dst, const std::byte* src, uint8_t m) {
   }
 }
 
-template <typename T>
-void store(std::byte** at, T v) {
-  std::memcpy(*at, &v, sizeof v);
-  *at += sizeof v;
-}
-
-template <typename T>
-bool take(const std::byte** at, const std::byte* end, T* v) {
-  if (static_cast<size_t>(end - *at) < sizeof(T)) return false;
-  std::memcpy(v, *at, sizeof(T));
-  *at += sizeof(T);
-  return true;
-}
-
 }  // namespace
+
+size_t max_diff_record(size_t page_size) {
+  return 8 + (page_size / 8 + 7) / 8 * kBlockEntry;
+}
 
 size_t encode_diff(uint32_t page_index, const std::byte* page, const std::byte* twin, size_t page_size,
                    Writer* out) {
   const size_t words = page_size / 8;
-  // Room for the worst case (every other word changed, partially), filled
-  // in place; what is left over is given back at the end.
+  const size_t whole = words / 8;
+  if (whole + (words % 8 != 0) > kMaxBlocks)
+    fatal("diff of a page of %zu bytes: a record numbers at most %zu blocks of %zu bytes", page_size, kMaxBlocks,
+          kBlockBytes);
   const size_t start = out->size();
-  const size_t worst = 8 + (words / 2 + 1) * 4 + words + page_size;
-  std::byte* const base = out->append_space(worst);
-  std::byte* at = base + 8;
   size_t changed = 0;
-  // The run being built: words [first, first + count) changed.
-  uint8_t masks[kMaxRunWords];
-  std::byte bytes[kMaxRunWords * 8];
-  size_t first = 0, count = 0, nbytes = 0;
-  auto end_run = [&] {
-    store(&at, static_cast<uint16_t>(first));
-    store(&at, static_cast<uint16_t>(count));
-    if (count == 1 && nbytes == 8) {  // the common short run, in fixed-size copies
-      *at++ = static_cast<std::byte>(masks[0]);
-      std::memcpy(at, bytes, 8);
-    } else {
-      std::memcpy(at, masks, count);
-      at += count;
-      std::memcpy(at, bytes, nbytes);
-    }
-    at += nbytes;
-    changed += nbytes;
-    count = 0;
-    nbytes = 0;
+  // The page is scanned in chunks of up to 64 blocks; the record grows by
+  // the room a chunk's changed blocks may take (kBlockEntry each), filled
+  // in place, and what is left over is given back. An unchanged page
+  // appends nothing, so a new Writer is not grown (and cleared) to a
+  // page's worst case for it.
+  constexpr size_t kChunk = 64;
+  uint64_t masks[kChunk];
+  auto room_for = [&](size_t bytes) {
+    const size_t head = out->size() == start ? 8 : 0;  // the record's head, written at the end
+    std::byte* room = out->append_space(head + bytes) + head;
+    return std::pair<size_t, std::byte*>{out->size() - bytes, room};
   };
-  // Adds changed word `w` (byte mask `m`) to the run, which it continues
-  // or, after a gap, replaces.
-  auto add_word = [&](size_t w, uint8_t m) {
-    if (count != 0 && first + count != w) end_run();
-    if (count == 0) first = w;
-    masks[count++] = m;
-    nbytes += gather_bytes(page + w * 8, m, bytes + nbytes);
-    if (count == kMaxRunWords) end_run();  // a long run goes out in pieces
-  };
-  for (size_t block = 0; block < words / 8; ++block) {
-    const uint64_t bits = block_changes(page + block * kBlockBytes, twin + block * kBlockBytes);
-    if (bits == 0) continue;
-    if (bits == ~uint64_t{0} && count + 8 <= kMaxRunWords) {  // every byte changed: one copy
-      if (count != 0 && first + count != block * 8) end_run();
-      if (count == 0) first = block * 8;
-      std::memset(masks + count, 0xff, 8);
-      std::memcpy(bytes + nbytes, page + block * kBlockBytes, kBlockBytes);
-      count += 8;
-      nbytes += kBlockBytes;
-      if (count == kMaxRunWords) end_run();
-      continue;
+  for (size_t first = 0; first < whole; first += kChunk) {
+    const size_t n = std::min(kChunk, whole - first);
+    size_t room = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const uint64_t bits = block_changes(page + (first + k) * kBlockBytes, twin + (first + k) * kBlockBytes);
+      masks[k] = bits;
+      room += bits != 0 ? kBlockEntry : 0;
     }
-    // The changed words of the block, bit j for word j (byte j of `bits` is its mask).
-    for (unsigned changed_words = nonzero_byte_mask(bits); changed_words != 0; changed_words &= changed_words - 1) {
-      const auto j = static_cast<size_t>(__builtin_ctz(changed_words));
-      add_word(block * 8 + j, static_cast<uint8_t>(bits >> (8 * j)));
+    if (room == 0) continue;
+    const auto [offset, base] = room_for(room);
+    std::byte* at = base;
+    for (size_t k = 0; k < n; ++k) {
+      if (masks[k] == 0) continue;
+      at = put_block(at, first + k, masks[k], page + (first + k) * kBlockBytes);
+      changed += bits_in(masks[k]);
+    }
+    out->truncate(offset + static_cast<size_t>(at - base));
+  }
+  // The words after the last whole block (a page of a size no real page
+  // has, but the format allows: any number of words): a block of its own,
+  // its words stored one by one (eight stores would pass the page's end).
+  if (const size_t rest = words - whole * 8; rest != 0) {
+    const std::byte* src = page + whole * kBlockBytes;
+    if (const uint64_t bits = partial_block_changes(src, twin + whole * kBlockBytes, rest); bits != 0) {
+      const auto [offset, base] = room_for(kBlockEntry);
+      std::byte* at = base;
+      const uint16_t head = entry_head(whole, kBitsIn[changed_words_of(bits)]);
+      std::memcpy(at, &head, 2);
+      std::memcpy(at + 2, &bits, 8);
+      at += 10;
+      for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, at += 8)
+        std::memcpy(at, src + 8 * static_cast<size_t>(__builtin_ctz(w)), 8);
+      changed += bits_in(bits);
+      out->truncate(offset + static_cast<size_t>(at - base));
     }
   }
-  // Words after the last whole block (a page of a size no real page has,
-  // but the format allows: any number of words), one at a time.
-  for (size_t w = words / 8 * 8; w < words; ++w)
-    if (const uint8_t m = nonzero_byte_mask(load_word(page + w * 8) ^ load_word(twin + w * 8)); m != 0) add_word(w, m);
-  if (count != 0) end_run();
-  if (changed == 0) {
-    out->truncate(start);  // nothing changed: no record
-    return 0;
-  }
-  std::byte* head = base;
-  store(&head, page_index);
-  store(&head, static_cast<uint32_t>(at - (base + 8)));
-  out->truncate(start + static_cast<size_t>(at - base));
+  if (changed == 0) return 0;  // nothing changed: no record
+  out->patch_u32(start, page_index);
+  out->patch_u32(start + 4, static_cast<uint32_t>(out->size() - start - 8));
   return changed;
 }
 
@@ -208,7 +245,7 @@ size_t merge_diff(std::byte* home, const std::byte* page, const std::byte* twin,
 }
 
 Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, uint32_t* page_out,
-                  size_t* changed_bytes_out, uint64_t* blocks_out, size_t block_size) {
+                  size_t* changed_bytes_out, uint64_t* blocks_out, size_t block_size, bool whole_word_fault) {
   uint32_t page_index = 0, body_bytes = 0;
   if (Status s = in->get(&page_index); !s.ok()) return s;
   if (Status s = in->get(&body_bytes); !s.ok()) return s;
@@ -217,52 +254,59 @@ Status apply_diff(Reader* in, size_t page_size, PageLocator locate, void* ctx, u
   std::byte* dst = locate(ctx, page_index);
   if (dst == nullptr) return Status::Error("diff names page " + std::to_string(page_index) + " which is not homed here");
   const size_t words = page_size / 8;
+  const size_t blocks = (words + 7) / 8;
+  if (blocks > kMaxBlocks) return Status::Error("diff of a page of more than 8192 blocks");
+  // The mask bits a block may set: all, but in a last block of fewer words
+  // only those of its words.
+  const size_t last_words = words % 8;
+  const uint64_t last_allowed = last_words == 0 ? ~uint64_t{0} : (uint64_t{1} << (8 * last_words)) - 1;
   const std::byte* const end = body + body_bytes;
 
   // Pass 1 validates the whole record; pass 2 applies it. A bad record
   // therefore leaves the page untouched.
-  size_t changed = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    const std::byte* at = body;
-    size_t next_word = 0;
-    changed = 0;
-    while (at < end) {
-      uint16_t first = 0, count = 0;
-      if (!take(&at, end, &first) || !take(&at, end, &count)) return Status::Error("diff run header truncated");
-      if (count == 0) return Status::Error("diff run of zero words");
-      if (first < next_word) return Status::Error("diff runs overlap or are out of order");
-      const std::optional<size_t> run_end = checked_add<size_t>(first, count);
-      if (!run_end || *run_end > words) return Status::Error("diff run extends past the page end");
-      if (static_cast<size_t>(end - at) < count) return Status::Error("diff masks truncated");
-      const uint8_t* masks = reinterpret_cast<const uint8_t*>(at);
-      at += count;
-      size_t nbytes = 0;
-      for (size_t i = 0; i < count; ++i) nbytes += kBitsIn[masks[i]];
-      if (static_cast<size_t>(end - at) < nbytes) return Status::Error("diff data truncated");
-      if (pass == 1) {
-        if (blocks_out != nullptr)
-          for (size_t b = static_cast<size_t>(first) * 8 / block_size; b <= (*run_end * 8 - 1) / block_size; ++b)
-            *blocks_out |= uint64_t{1} << b;
-        const std::byte* data = at;
-        std::byte* word = dst + static_cast<size_t>(first) * 8;
-        // Every byte of a long run changed: one copy (a short one is
-        // copied a word at a time, which costs less than a call of memcpy).
-        const size_t per_word = count >= 8 && nbytes == static_cast<size_t>(count) * 8 ? 0 : count;
-        if (per_word == 0) std::memcpy(word, data, nbytes);
-        for (size_t i = 0; i < per_word; ++i, word += 8) {
-          const uint8_t m = masks[i];
-          if (m == 0xff) {
-            std::memcpy(word, data, 8);
-            data += 8;
-            continue;
-          }
-          for (unsigned rest = m; rest != 0; rest &= rest - 1) word[__builtin_ctz(rest)] = *data++;
-        }
-      }
-      at += nbytes;
-      changed += nbytes;
-      next_word = *run_end;
+  size_t changed = 0, next = 0;
+  for (const std::byte* at = body; at < end;) {
+    if (end - at < 10) return Status::Error("diff block header truncated");
+    uint16_t head = 0;
+    uint64_t bits = 0;
+    std::memcpy(&head, at, 2);
+    std::memcpy(&bits, at + 2, 8);
+    at += 10;
+    const size_t block = head & (kMaxBlocks - 1);
+    const size_t data = 8 * ((head >> kBlockBits) + 1u);
+    if (block >= blocks) return Status::Error("diff block past the page end");
+    if (block < next) return Status::Error("diff blocks overlap or are out of order");
+    if (bits == 0) return Status::Error("diff block with no changed byte");
+    if (block == blocks - 1 && (bits & ~last_allowed) != 0) return Status::Error("diff mask names bytes past the page end");
+    if (data != 8 * kBitsIn[changed_words_of(bits)]) return Status::Error("diff block's word count differs from its mask");
+    if (static_cast<size_t>(end - at) < data) return Status::Error("diff data truncated");
+    at += data;
+    changed += bits_in(bits);
+    next = block + 1;
+  }
+  for (const std::byte* at = body; at < end;) {
+    uint16_t head = 0;
+    uint64_t bits = 0;
+    std::memcpy(&head, at, 2);
+    std::memcpy(&bits, at + 2, 8);
+    const size_t block = head & (kMaxBlocks - 1);
+    const std::byte* const next_entry = at + 10 + 8 * ((head >> kBlockBits) + 1u);
+    const std::byte* data = at + 10;
+    std::byte* const to = dst + block * kBlockBytes;
+    if (blocks_out != nullptr) {
+      const size_t first = block * kBlockBytes + static_cast<size_t>(__builtin_ctzll(bits));
+      const size_t last = block * kBlockBytes + 63 - static_cast<size_t>(__builtin_clzll(bits));
+      for (size_t b = first / block_size; b <= last / block_size; ++b) *blocks_out |= uint64_t{1} << b;
     }
+    if (bits == ~uint64_t{0}) {
+      std::memcpy(to, data, kBlockBytes);  // the whole block: one copy
+    } else {
+      for (unsigned w = changed_words_of(bits); w != 0; w &= w - 1, data += 8) {
+        const auto j = static_cast<size_t>(__builtin_ctz(w));
+        scatter_bytes(to + 8 * j, data, whole_word_fault ? uint8_t{0xff} : static_cast<uint8_t>(bits >> (8 * j)));
+      }
+    }
+    at = next_entry;
   }
   *page_out = page_index;
   *changed_bytes_out = changed;

@@ -153,7 +153,8 @@ void HomeServer::on(const Incoming& in, const DiffMsg& msg) {
     size_t changed = 0;
     uint64_t blocks = 0;
     Status st = apply_diff(&r, region_->page_size(), &HomeServer::locate_home_page, &target, &page, &changed,
-                           wvec_ != nullptr ? &blocks : nullptr, wvec_ != nullptr ? wvec_->block_size() : 0);
+                           wvec_ != nullptr ? &blocks : nullptr, wvec_ != nullptr ? wvec_->block_size() : 0,
+                           whole_word_diffs_);
     if (!st.ok()) bad_request("DIFF", in.source, st.message());
     if (wvec_ != nullptr) wvec_->note_blocks(page, blocks);
     stats_->diffs_applied.fetch_add(1, std::memory_order_relaxed);

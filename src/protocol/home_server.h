@@ -38,12 +38,12 @@ namespace scopedsm {
 
 class HomeServer {
  public:
-  // `torn_atomics`, `drop_block`: the negative controls atomic-torn and
-  // wvec-drop-block only. `wvec`: the home's write vectors (null: GETPV is
+  // `torn_atomics`, `drop_block`, `whole_word_diffs`: the negative controls
+  // atomic-torn, wvec-drop-block and whole-word-apply only. `wvec`: the home's write vectors (null: GETPV is
   // answered with whole pages).
   HomeServer(int rank, int size, Transport* transport, Region* region, const PageTable* pages,
              const std::atomic<bool>* in_barrier, ServiceCounters* stats, bool torn_atomics = false,
-             WriteVectors* wvec = nullptr, bool drop_block = false)
+             WriteVectors* wvec = nullptr, bool drop_block = false, bool whole_word_diffs = false)
       : rank_(rank),
         size_(size),
         transport_(transport),
@@ -53,7 +53,8 @@ class HomeServer {
         stats_(stats),
         torn_atomics_(torn_atomics),
         wvec_(wvec),
-        drop_block_(drop_block) {}
+        drop_block_(drop_block),
+        whole_word_diffs_(whole_word_diffs) {}
 
   // Requests (Service::dispatch calls the on() that takes the message).
   void on(const Incoming& in, const GetPageMsg& msg);
@@ -90,6 +91,7 @@ class HomeServer {
   const bool torn_atomics_;
   WriteVectors* const wvec_;
   const bool drop_block_;
+  const bool whole_word_diffs_;
   // Defers `in` to the barrier's end if a barrier may be moving `page` here;
   // a request for a page homed elsewhere is an error otherwise. True if deferred.
   bool defer_unless_homed(const char* what, const Incoming& in, uint32_t page);

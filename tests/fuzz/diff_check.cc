@@ -77,24 +77,30 @@ Expected reference(const std::byte* p, size_t n, const Setup& s, const std::vect
   e.after = slots[e.page % kSlots];
   const std::byte* b = p + 8;
   const size_t words = s.page_size / 8;
+  const size_t blocks = (words + 7) / 8;
   size_t pos = 0, next = 0;
   while (pos < body) {
-    if (body - pos < 4) return e;
-    const size_t first = u16_at(b + pos), count = u16_at(b + pos + 2);
-    pos += 4;
-    if (count == 0 || first < next || first + count > words || body - pos < count) return e;
-    const std::byte* masks = b + pos;
-    pos += count;
-    size_t nbytes = 0;
-    for (size_t i = 0; i < count; ++i) nbytes += static_cast<size_t>(std::popcount(static_cast<unsigned>(masks[i])));
-    if (body - pos < nbytes) return e;
-    const std::byte* data = b + pos;
-    for (size_t i = 0; i < count; ++i)
-      for (unsigned bit = 0; bit < 8; ++bit)
-        if ((static_cast<unsigned>(masks[i]) >> bit) & 1u) e.after[(first + i) * 8 + bit] = *data++;
-    pos += nbytes;
-    e.changed += nbytes;
-    next = first + count;
+    if (body - pos < 10) return e;
+    const size_t head = u16_at(b + pos);
+    const size_t block = head & 0x1fff, words_in_head = (head >> 13) + 1;
+    uint64_t mask;
+    std::memcpy(&mask, b + pos + 2, 8);
+    pos += 10;
+    if (mask == 0 || block < next || block >= blocks) return e;
+    std::vector<size_t> changed_words;
+    for (size_t j = 0; j < 8; ++j)
+      if ((mask >> (8 * j) & 0xff) != 0) {
+        if (block * 8 + j >= words) return e;  // a byte past the page's end
+        changed_words.push_back(j);
+      }
+    if (changed_words.size() != words_in_head || body - pos < 8 * changed_words.size()) return e;
+    for (const size_t j : changed_words) {
+      for (size_t bit = 0; bit < 8; ++bit)
+        if ((mask >> (8 * j + bit)) & 1u) e.after[(block * 8 + j) * 8 + bit] = b[pos + bit];
+      pos += 8;
+    }
+    e.changed += static_cast<size_t>(std::popcount(mask));
+    next = block + 1;
   }
   e.ok = true;
   e.consumed = 8 + body;

@@ -67,7 +67,7 @@ Bytes diff_message(const std::vector<uint32_t>& pages, size_t page_size, int pat
     if (pattern == 0) {
       for (size_t i = p % 7; i < page_size; i += 97) page[i] ^= std::byte{0x5a};
     } else if (pattern == 1) {
-      for (auto& b : page) b = ~b;  // every byte: full-word runs split at 256 words
+      for (auto& b : page) b = ~b;  // every byte: every block whole
     } else {
       page[page_size - 1] ^= std::byte{1};  // only the last byte
     }

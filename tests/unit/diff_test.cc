@@ -41,8 +41,8 @@ Status roundtrip(const std::vector<std::byte>& page, const std::vector<std::byte
 }
 
 // The largest coherence unit (SCOPEDSM_UNIT_PAGES=128: kMaxUnitBytes,
-// 65536 words) written whole, and its last byte alone: 16-bit word numbers
-// and run lengths still name every word.
+// 8192 blocks of 64 bytes) written whole, and its last byte alone: 13-bit
+// block numbers still name every block.
 TEST(Diff, TheLargestUnitRoundTripsWhole) {
   constexpr size_t kUnit = size_t{65536} * 8;
   struct Unit {
@@ -67,6 +67,15 @@ TEST(Diff, TheLargestUnitRoundTripsWhole) {
     EXPECT_EQ(r.remaining(), 0u);
     EXPECT_TRUE(unit.home == page) << "from " << from;
   }
+}
+
+// A page of more blocks than a record can number (more than 512 KiB) is
+// an internal error, not a record whose block numbers wrap.
+TEST(DiffDeathTest, APageLargerThanTheFormatAllowsIsAnInternalError) {
+  constexpr size_t kTooLarge = size_t{8193} * 64;
+  const std::vector<std::byte> twin(kTooLarge), page(kTooLarge, std::byte{1});
+  Writer w(MsgType::kDiff);
+  EXPECT_DEATH(encode_diff(0, page.data(), twin.data(), kTooLarge, &w), "a record numbers at most 8192 blocks");
 }
 
 TEST(Diff, UnchangedPageProducesNoRecord) {
@@ -128,37 +137,27 @@ TEST(Diff, FullPageChange) {
   EXPECT_EQ(0, std::memcmp(pages.home.data(), page.data(), kPage));
 }
 
-// The record format written out plainly (protocol/diff.h), a word at a
+// The record format written out plainly (protocol/diff.h), a byte at a
 // time, against which the encoder's faster scan is checked byte for byte.
 std::vector<std::byte> reference_record(uint32_t page_index, const std::vector<std::byte>& page,
                                         const std::vector<std::byte>& twin) {
   std::vector<uint8_t> body;
-  const size_t words = page.size() / 8;
-  size_t w = 0;
-  while (w < words) {
-    auto mask_of = [&](size_t word) {
-      uint8_t m = 0;
-      for (int b = 0; b < 8; ++b) m = static_cast<uint8_t>(m | (page[word * 8 + b] != twin[word * 8 + b]) << b);
-      return m;
-    };
-    if (mask_of(w) == 0) {
-      ++w;
-      continue;
-    }
-    const size_t first = w;
-    std::vector<uint8_t> masks, bytes;
-    while (w < words && masks.size() < 256 && mask_of(w) != 0) {
-      masks.push_back(mask_of(w));
-      for (int b = 0; b < 8; ++b)
-        if (masks.back() >> b & 1) bytes.push_back(static_cast<uint8_t>(page[w * 8 + b]));
-      ++w;
-    }
-    for (const uint16_t v : {static_cast<uint16_t>(first), static_cast<uint16_t>(masks.size())}) {
-      body.push_back(static_cast<uint8_t>(v));
-      body.push_back(static_cast<uint8_t>(v >> 8));
-    }
-    body.insert(body.end(), masks.begin(), masks.end());
-    body.insert(body.end(), bytes.begin(), bytes.end());
+  const size_t bytes = page.size() / 8 * 8;  // whole words only
+  auto put = [&](uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) body.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  for (size_t block = 0; block * 64 < bytes; ++block) {
+    uint64_t mask = 0;
+    for (size_t i = 0; i < 64 && block * 64 + i < bytes; ++i)
+      if (page[block * 64 + i] != twin[block * 64 + i]) mask |= uint64_t{1} << i;
+    if (mask == 0) continue;
+    std::vector<size_t> words;
+    for (size_t j = 0; j < 8; ++j)
+      if ((mask >> (8 * j) & 0xff) != 0) words.push_back(j);
+    put(block | (words.size() - 1) << 13, 2);
+    put(mask, 8);
+    for (const size_t j : words)
+      for (size_t b = 0; b < 8; ++b) body.push_back(static_cast<uint8_t>(page[block * 64 + j * 8 + b]));
   }
   std::vector<std::byte> out;
   if (body.empty()) return out;
@@ -169,12 +168,15 @@ std::vector<std::byte> reference_record(uint32_t page_index, const std::vector<s
 }
 
 // Pages changed in the shapes the scan treats apart: untouched 64-byte
-// blocks, blocks changed whole, words changed in part, runs that cross
-// block boundaries and reach the 256-word limit, in pages of 1 and 2 OS
-// pages and in sizes that end in part of a block. Several records go into one message, as a DIFF carries them, so
-// room given back by one is reused by the next. The records must be the
-// plain encoder's, byte for byte, and merge_diff must write what applying
-// them writes.
+// blocks, blocks changed whole, words changed in part, bytes at the edges
+// of the 16-byte lanes the scan compares, a block with seven of its eight
+// words changed (its stores reach the end of the room a block may take),
+// in pages of 1 and 2 OS pages and in sizes that end in part of a block.
+// Several records go into one message, as a DIFF carries them, so room
+// given back by one is reused by the next. The records must be the plain
+// encoder's, byte for byte; applying them onto a home holding another
+// writer's values must replace exactly the changed bytes, and merge_diff
+// must write the same.
 TEST(Diff, TheScanWritesThePlainRecordForEveryShape) {
   std::mt19937 rng(7);
   // Sizes of no real page too (8, 72, 200 bytes: the format allows any
@@ -188,7 +190,16 @@ TEST(Diff, TheScanWritesThePlainRecordForEveryShape) {
       page = twin;
       const size_t blocks = size / 64;
       for (size_t k = 0; k < blocks; ++k) {
-        switch (rng() % 6) {
+        switch (rng() % 8) {
+          case 6:  // bytes at lane edges: the first and last of some of the four 16-byte lanes
+            for (const size_t edge : {size_t{0}, size_t{15}, size_t{16}, size_t{31}, size_t{32}, size_t{47}, size_t{48}, size_t{63}})
+              if (rng() % 2 == 0) page[k * 64 + edge] ^= std::byte{0x81};
+            break;
+          case 7:  // seven whole words, one left as it was
+            for (size_t j = 0, keep = rng() % 8; j < 8; ++j)
+              if (j != keep)
+                for (size_t b = 0; b < 8; ++b) page[k * 64 + j * 8 + b] ^= std::byte{0xff};
+            break;
           case 0:  // the whole block
             for (size_t i = 0; i < 64; ++i) page[k * 64 + i] = ~twin[k * 64 + i];
             break;
@@ -218,6 +229,27 @@ TEST(Diff, TheScanWritesThePlainRecordForEveryShape) {
         home[i] = std::byte(static_cast<uint8_t>(rng()));
         want_home[i] = page[i] != twin[i] ? page[i] : home[i];
       }
+      std::vector<std::byte> applied = home;
+      {
+        Writer one(MsgType::kDiff);
+        ASSERT_EQ(encode_diff(index, page.data(), twin.data(), size, &one), changed);
+        const std::vector<std::byte> msg = one.finish(1);
+        Reader r(msg.data(), msg.size());
+        MsgType type;
+        ASSERT_TRUE(r.open(&type).ok());
+        uint32_t p = 0;
+        size_t n = 0;
+        struct At {
+          std::byte* data;
+          static std::byte* locate(void* ctx, uint32_t) { return static_cast<At*>(ctx)->data; }
+        } at{applied.data()};
+        if (changed != 0) {
+          ASSERT_TRUE(apply_diff(&r, size, &At::locate, &at, &p, &n).ok()) << "trial " << trial;
+          EXPECT_EQ(n, changed);
+          EXPECT_EQ(r.remaining(), 0u);
+        }
+        ASSERT_TRUE(applied == want_home) << "apply_diff, trial " << trial << ", page of " << size;
+      }
       EXPECT_EQ(merge_diff(home.data(), page.data(), twin.data(), size), changed) << "trial " << trial;
       ASSERT_TRUE(home == want_home) << "merge_diff, trial " << trial << ", page of " << size;
     }
@@ -246,21 +278,163 @@ Status decode(const std::vector<std::byte>& msg, Pages* pages) {
   return apply_diff(&r, kPage, &Pages::locate, pages, &p, &n);
 }
 
+// One block of a record body: u16 head (the block, and `words` - 1 in the
+// top 3 bits; by default the words `data` holds), u64 mask, then `data`.
+std::vector<uint8_t> block_entry(uint16_t block, uint64_t mask, const std::vector<uint8_t>& data, size_t words = 0) {
+  std::vector<uint8_t> out;
+  if (words == 0) words = std::max<size_t>(data.size() / 8, 1);
+  const auto head = static_cast<uint16_t>(block | (words - 1) << 13);
+  for (int i = 0; i < 2; ++i) out.push_back(static_cast<uint8_t>(head >> (8 * i)));
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(mask >> (8 * i)));
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+std::vector<uint8_t> operator+(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 TEST(Diff, DecoderRejectsMalformedRecordsWithoutWriting) {
   Pages pages;
   pages.home.assign(kPage, std::byte{0x11});
   auto untouched = pages.home;
-  // run past the end of the page: first_word 511, 2 words
-  EXPECT_FALSE(decode(record({0xff, 0x01, 0x02, 0x00, 0xff, 0xff}), &pages).ok());
-  // zero-length run
-  EXPECT_FALSE(decode(record({0x00, 0x00, 0x00, 0x00}), &pages).ok());
-  // mask says 8 bytes, only 2 present
-  EXPECT_FALSE(decode(record({0x01, 0x00, 0x01, 0x00, 0xff, 1, 2}), &pages).ok());
+  const std::vector<uint8_t> word(8, 0x42);
+  // A well-formed block first, so that a decoder applying as it reads would write.
+  const std::vector<uint8_t> good = block_entry(1, 0xff, word);
+  EXPECT_TRUE(decode(record(good), &pages).ok());
+  EXPECT_EQ(pages.home[64], std::byte{0x42});
+  pages.home = untouched;
+  // block past the end of the page (64 blocks of 64 bytes)
+  EXPECT_FALSE(decode(record(good + block_entry(64, 0xff, word)), &pages).ok());
+  // a block with no changed byte
+  EXPECT_FALSE(decode(record(good + block_entry(2, 0, {})), &pages).ok());
+  // mask names word 1 (8 bytes), only 2 present
+  EXPECT_FALSE(decode(record(good + block_entry(2, 0xff00, {1, 2}, 1)), &pages).ok());
+  // mask names two words, one present and the head says one
+  EXPECT_FALSE(decode(record(good + block_entry(2, 0x0100000000000001ull, word)), &pages).ok());
+  // mask names one word, the head says two (and two are present)
+  EXPECT_FALSE(decode(record(good + block_entry(2, 0x1, word + word)), &pages).ok());
+  // a block header cut short
+  EXPECT_FALSE(decode(record(good + std::vector<uint8_t>{2, 0, 0xff, 0, 0}), &pages).ok());
   // body length larger than the message
-  EXPECT_FALSE(decode(record({0x01, 0x00}, 1000), &pages).ok());
-  // runs out of order: word 5 then word 3; the first run is valid but nothing may be applied
-  EXPECT_FALSE(decode(record({0x05, 0x00, 0x01, 0x00, 0x01, 0x42, 0x03, 0x00, 0x01, 0x00, 0x01, 0x43}), &pages).ok());
+  EXPECT_FALSE(decode(record(good, 1000), &pages).ok());
+  // blocks out of order: 5 then 3, and block 5 twice
+  EXPECT_FALSE(decode(record(block_entry(5, 1, word) + block_entry(3, 1, word)), &pages).ok());
+  EXPECT_FALSE(decode(record(block_entry(5, 1, word) + block_entry(5, 2, word)), &pages).ok());
   EXPECT_EQ(pages.home, untouched);
+}
+
+// A page of 9 words: its second block holds one word, and a mask naming a
+// byte of the words it does not have is refused.
+TEST(Diff, DecoderRejectsMasksPastAPartialLastBlock) {
+  Pages pages;
+  pages.home.assign(kPage, std::byte{0x11});
+  auto untouched = pages.home;
+  const std::vector<uint8_t> word(8, 0x42);
+  auto decode72 = [&](const std::vector<std::byte>& msg) {
+    Reader r(msg.data(), msg.size());
+    MsgType type;
+    EXPECT_TRUE(r.open(&type).ok());
+    uint32_t p;
+    size_t n;
+    return apply_diff(&r, 72, &Pages::locate, &pages, &p, &n);
+  };
+  EXPECT_FALSE(decode72(record(block_entry(1, 0x100, word))).ok());
+  EXPECT_FALSE(decode72(record(block_entry(2, 0x1, word))).ok());
+  EXPECT_EQ(pages.home, untouched);
+  EXPECT_TRUE(decode72(record(block_entry(1, 0x80, word))).ok());
+  EXPECT_EQ(pages.home[71], std::byte{0x42});
+  EXPECT_EQ(pages.home[70], std::byte{0x11});
+}
+
+// Two writers change disjoint bytes of one page (whole words, parts of
+// words, both sides of lane and word edges, neighbouring bytes of one
+// word); their diffs reach the home in either order, as messages or one
+// merged and the other applied. Every byte of both must survive, and the
+// home's own bytes elsewhere. A decoder writing the changed words whole
+// (the whole-word-apply test fault) must lose some.
+TEST(Diff, TwoWritersOfOnePageMergeByteExact) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<std::byte> twin(kPage), a, b, home(kPage), want(kPage);
+    for (auto& x : twin) x = std::byte(static_cast<uint8_t>(rng()));
+    a = b = twin;
+    for (size_t i = 0; i < kPage; ++i) {
+      const size_t word = i / 8;
+      // Words alternate between three kinds: one writer's whole, split byte by byte, untouched.
+      const unsigned kind = static_cast<unsigned>((word * 2654435761u + static_cast<unsigned>(trial)) % 3);
+      const bool to_a = kind == 0 ? word % 2 == 0 : (i + static_cast<size_t>(trial)) % 2 == 0;
+      if (kind == 2) continue;
+      (to_a ? a : b)[i] = ~twin[i];
+    }
+    for (size_t i = 0; i < kPage; ++i) {
+      home[i] = twin[i];
+      want[i] = a[i] != twin[i] ? a[i] : b[i] != twin[i] ? b[i] : twin[i];
+    }
+    auto message = [&](const std::vector<std::byte>& page) {
+      Writer w(MsgType::kDiff);
+      encode_diff(7, page.data(), twin.data(), kPage, &w);
+      return w.finish(1);
+    };
+    auto apply = [&](const std::vector<std::byte>& msg, std::vector<std::byte>* to, bool fault) {
+      Pages pages;
+      pages.home = *to;
+      Reader r(msg.data(), msg.size());
+      MsgType type;
+      ASSERT_TRUE(r.open(&type).ok());
+      uint32_t p;
+      size_t n;
+      ASSERT_TRUE(apply_diff(&r, kPage, &Pages::locate, &pages, &p, &n, nullptr, 0, fault).ok());
+      *to = pages.home;
+    };
+    std::vector<std::byte> ab = home, ba = home, merged = home, broken = home;
+    apply(message(a), &ab, false);
+    apply(message(b), &ab, false);
+    apply(message(b), &ba, false);
+    apply(message(a), &ba, false);
+    merge_diff(merged.data(), a.data(), twin.data(), kPage);
+    apply(message(b), &merged, false);
+    EXPECT_TRUE(ab == want) << "a then b, trial " << trial;
+    EXPECT_TRUE(ba == want) << "b then a, trial " << trial;
+    EXPECT_TRUE(merged == want) << "a merged, b applied, trial " << trial;
+    apply(message(a), &broken, true);
+    apply(message(b), &broken, true);
+    EXPECT_FALSE(broken == want) << "whole words applied, trial " << trial;
+  }
+}
+
+// The largest unit with bytes changed here and there, its last block too:
+// the plain encoder's record, and the unit rebuilt on a home with other
+// values in the unchanged bytes.
+TEST(Diff, TheLargestUnitMatchesThePlainRecord) {
+  constexpr size_t kUnit = size_t{65536} * 8;
+  std::mt19937 rng(3);
+  std::vector<std::byte> twin(kUnit), page;
+  for (auto& x : twin) x = std::byte(static_cast<uint8_t>(rng()));
+  page = twin;
+  for (int i = 0; i < 3000; ++i) page[rng() % kUnit] ^= std::byte{0x24};
+  for (size_t i = kUnit - 70; i < kUnit; i += 3) page[i] ^= std::byte{0x18};
+  Writer w(MsgType::kDiff);
+  const size_t changed = encode_diff(9, page.data(), twin.data(), kUnit, &w);
+  const std::vector<std::byte> msg = w.finish(1);
+  const std::vector<std::byte> want = reference_record(9, page, twin);
+  ASSERT_EQ(msg.size(), sizeof(MsgHeader) + want.size());
+  EXPECT_TRUE(std::equal(want.begin(), want.end(), msg.begin() + sizeof(MsgHeader)));
+  struct Unit {
+    std::vector<std::byte> home;
+    static std::byte* locate(void* ctx, uint32_t) { return static_cast<Unit*>(ctx)->home.data(); }
+  } unit{std::vector<std::byte>(kUnit, std::byte{0x77})};
+  Reader r(msg.data(), msg.size());
+  MsgType type;
+  ASSERT_TRUE(r.open(&type).ok());
+  uint32_t p = 0;
+  size_t n = 0;
+  ASSERT_TRUE(apply_diff(&r, kUnit, &Unit::locate, &unit, &p, &n).ok());
+  EXPECT_EQ(n, changed);
+  size_t wrong = 0;
+  for (size_t i = 0; i < kUnit; ++i) wrong += unit.home[i] != (page[i] != twin[i] ? page[i] : std::byte{0x77});
+  EXPECT_EQ(wrong, 0u);
 }
 
 TEST(Diff, DecoderRejectsPagesNotHomedHere) {
