@@ -58,8 +58,8 @@ CONFIGS = {
                  "SCOPEDSM_WRITER_RETENTION": "off", "SCOPEDSM_BARRIER": "central"},
     "jia-w": {"SCOPEDSM_BARRIER": "central"},
     "jia-w-c": {"SCOPEDSM_WRITE_DETECT": "cache-only", "SCOPEDSM_BARRIER": "central"},
-    "jia-w-c-b": {"SCOPEDSM_WRITE_DETECT": "cache-only"},
-    "jia-w-b": {},
+    "jia-w-c-b": {"SCOPEDSM_WRITE_DETECT": "cache-only", "SCOPEDSM_BARRIER": "dissemination"},
+    "jia-w-b": {"SCOPEDSM_BARRIER": "dissemination"},
     "hmig": {"SCOPEDSM_HOME_MIGRATION": "on"},
     # Remote-aware replacement against FIFO: a small cache, with homes on
     # this node and on another (nodes of 2 processes).

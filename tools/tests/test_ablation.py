@@ -37,10 +37,12 @@ class AblationTest(unittest.TestCase):
         for name, _ in ablation.STEPS:
             self.assertIn(name, bench.CONFIGS)
         self.assertEqual(bench.CONFIGS["jia-base"]["SCOPEDSM_BARRIER"], "central")
-        self.assertEqual(bench.CONFIGS["jia-w-b"], {})
-        # JIA_w+c and JIA_w+c+b: JIA_w and the defaults with cache-only write detection.
+        # The "+b" steps: the dissemination barrier (JIAJIA's BROADCAST),
+        # whatever the default form is.
+        self.assertEqual(bench.CONFIGS["jia-w-b"], {"SCOPEDSM_BARRIER": "dissemination"})
+        # JIA_w+c and JIA_w+c+b: JIA_w and JIA_w+b with cache-only write detection.
         self.assertEqual(bench.CONFIGS["jia-w-c"], dict(bench.CONFIGS["jia-w"], SCOPEDSM_WRITE_DETECT="cache-only"))
-        self.assertEqual(bench.CONFIGS["jia-w-c-b"], {"SCOPEDSM_WRITE_DETECT": "cache-only"})
+        self.assertEqual(bench.CONFIGS["jia-w-c-b"], dict(bench.CONFIGS["jia-w-b"], SCOPEDSM_WRITE_DETECT="cache-only"))
         self.assertEqual([s for s, _ in ablation.STEPS][:4], ["jia-base", "jia-w", "jia-w-c", "jia-w-c-b"])
 
     def test_rows_and_changes(self):
