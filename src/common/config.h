@@ -178,7 +178,7 @@ struct Config {
   bool writer_retention = true;        // a notice whose only writer is us does not invalidate our copy
   bool write_vector = false;           // SCOPEDSM_WRITE_VECTOR: refetches bring only the blocks written since (WVEC)
   uint32_t write_vector_block = 0;     // its block size in bytes (also for jia_config(WVEC, ON)); 0 = 1/32 page
-  BarrierForm barrier_form = BarrierForm::kNode;  // SCOPEDSM_BARRIER; jia_config(BROADCAST, ...) switches it
+  BarrierForm barrier_form = BarrierForm::kDissemination;  // SCOPEDSM_BARRIER; jia_config(BROADCAST, ...) switches it
   bool node_sharing = true;            // same-node processes read and write each other's homes directly
   uint32_t node_procs = 0;             // SCOPEDSM_NODE_PROCS: at most this many processes per node; 0 = all
   FetchMode fetch = FetchMode::kAuto;  // how pages homed on other nodes are read

@@ -33,7 +33,8 @@
 // without a limit, a wait of a second is reported to the deadlock detector
 // (sync/deadlock_watch.h).
 //
-// Node (SCOPEDSM_BARRIER=node, the default): the processes of a node meet
+// Node (SCOPEDSM_BARRIER=node; not yet the default: across hosts it has a
+// slow mode not yet understood): the processes of a node meet
 // in shared memory (sync/node_meet.h): each hands its notices to the node's
 // leader, its lowest rank, with no message; the leaders run the rounds
 // above among themselves (rounds kNodeRound + k), carrying their nodes'
@@ -96,7 +97,7 @@ class Barrier {
   // with them at no extra message. In at rank 0 (non-empty: empty means
   // none), out at the others (empty if rank 0 passed none).
   std::vector<WriteNotice> run(ApiCall api, uint32_t epoch, uint32_t call, std::vector<WriteNotice> mine,
-                               BarrierForm form = BarrierForm::kNode, std::vector<std::byte>* broadcast = nullptr);
+                               BarrierForm form = BarrierForm::kDissemination, std::vector<std::byte>* broadcast = nullptr);
 
   // The round numbers of the central form (dissemination rounds are below
   // 32), and the first of the node form's rounds between leaders.

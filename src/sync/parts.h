@@ -37,7 +37,7 @@ struct SyncParts {
   // Start-up values of two switches (the client may change them at run
   // time): SCOPEDSM_LOCK_INCARNATIONS and SCOPEDSM_BARRIER.
   bool lock_incarnations = true;
-  BarrierForm barrier_form = BarrierForm::kNode;
+  BarrierForm barrier_form = BarrierForm::kDissemination;
   // The node's meeting place in shared memory (the barrier's node form);
   // null where the node's processes do not share memory.
   NodeMeet* meet = nullptr;

@@ -103,11 +103,12 @@ class SyncClient {
   }
 
   // jia_config(BROADCAST, ON/OFF): the barrier of SCOPEDSM_BARRIER (the
-  // node form if that is central), or the central one (every process must
-  // make the same choice before its next barrier). Returns the form now.
+  // dissemination form if that is central), or the central one (every
+  // process must make the same choice before its next barrier). Returns
+  // the form now.
   BarrierForm set_broadcast(bool on) {
     barrier_form_ = !on ? BarrierForm::kCentral
-                        : (p_.barrier_form == BarrierForm::kCentral ? BarrierForm::kNode : p_.barrier_form);
+                        : (p_.barrier_form == BarrierForm::kCentral ? BarrierForm::kDissemination : p_.barrier_form);
     return barrier_form_;
   }
 
