@@ -224,7 +224,7 @@ void jia_config(int key, int value) {
     // dissemination barrier (ON, the default) already takes ceil(log2 N)
     // rounds with no manager. OFF selects the central barrier at rank 0
     // (docs/PROTOCOL.md §4).
-    rt.state().config.barrier_form = rt.sync().set_broadcast(value == ON);
+    rt.state().config.barrier_form = rt.sync().broadcast_form(value == ON);
     return;
   }
   // WVEC: a refetch by message brings only the blocks written since our

@@ -40,6 +40,16 @@ void Barrier::mismatch(int other, uint32_t other_call, const std::string& ours, 
         other, s.barrier, other_call + 1, p_.rank, ours.c_str(), our_call + 1, same_collective_calls(s).c_str());
 }
 
+void Barrier::peek(int source, PeerInbox::Round* e) const {
+  // Only the call and round numbers matter here; the notices are checked
+  // against the allocated pages when the round is used (the sender may
+  // already have made an allocation we have not finished).
+  if (e->call >= 0) return;
+  const BarrierMsg msg = decode_or_fatal<BarrierMsg>(e->in.bytes, source, Limits{uint64_t{1} << 32, p_.size});
+  e->call = msg.call;
+  e->round = msg.round;
+}
+
 void Barrier::watch(uint32_t call, const std::string& what) {
   // Our predecessor on the node's ring in a barrier as this call: it
   // waits for us (or we for it) there; some process in another call has a
@@ -53,10 +63,7 @@ void Barrier::watch(uint32_t call, const std::string& what) {
   inbox_->drain();
   for (int s = 0; s < p_.size; ++s) {
     for (PeerInbox::Round& e : inbox_->rounds_from(s)) {
-      // Only the call number matters here; the notices are checked against
-      // the allocated pages when the round is used (the sender may already
-      // have made an allocation we have not finished).
-      if (e.call < 0) e.call = decode_or_fatal<BarrierMsg>(e.in.bytes, s, Limits{uint64_t{1} << 32, p_.size}).call;
+      peek(s, &e);
       if (e.call <= call) mismatch(s, static_cast<uint32_t>(e.call), what, call);
     }
   }
@@ -100,10 +107,10 @@ void Barrier::between_polls(BarrierForm form, uint32_t call, uint32_t epoch, uin
     if (inbox_->rounds_received() != rounds_checked_) {
       rounds_checked_ = inbox_->rounds_received();
       for (int s = 0; s < p_.size; ++s) {
-        for (const PeerInbox::Round& e : inbox_->rounds_from(s)) {
-          const BarrierMsg msg = decode_or_fatal<BarrierMsg>(e.in.bytes, s, Limits{uint64_t{1} << 32, p_.size});
-          if (msg.call == call && form_of_round(msg.round) != BarrierForm::kNode)
-            forms_differ(s, form_of_round(msg.round), p_.rank, form);
+        for (PeerInbox::Round& e : inbox_->rounds_from(s)) {
+          peek(s, &e);
+          if (e.call == call && form_of_round(e.round) != BarrierForm::kNode)
+            forms_differ(s, form_of_round(e.round), p_.rank, form);
         }
       }
     }

@@ -122,6 +122,8 @@ class Barrier {
 
  private:
   void mismatch(int other, uint32_t other_call, const std::string& ours, uint32_t our_call) const;
+  // Reads a queued round's call and round numbers into it, once.
+  void peek(int source, PeerInbox::Round* e) const;
   [[noreturn]] void forms_differ(int first, BarrierForm first_form, int second, BarrierForm second_form) const;
   // The dissemination rounds among `group` (ascending ranks, ours among
   // them), numbered from `base`.

@@ -28,6 +28,7 @@ class PeerInbox {
     // mistake during one wait (it belongs to a later call) must still be
     // compared with the call of every later wait.
     int64_t call = -1;
+    uint32_t round = 0;  // its round number, with `call`
   };
 
   explicit PeerInbox(const SyncParts& parts) : p_(parts), rounds_(static_cast<size_t>(parts.size)) {}

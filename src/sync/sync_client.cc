@@ -54,8 +54,7 @@ SyncClient::SyncClient(const SyncParts& parts, Coherence* coherence, LockStack* 
       barrier_(parts, &inbox_, &waits_),
       own_locks_(here.locks),
       own_home_(here.home),
-      lock_incarnations_(parts.lock_incarnations),
-      barrier_form_(parts.barrier_form) {
+      lock_incarnations_(parts.lock_incarnations) {
   if (here.mutex != c_->serve_mutex()) fatal("internal error: the engine and the client name different serve mutexes");
 }
 
@@ -190,7 +189,7 @@ void SyncClient::barrier(ApiCall call, std::vector<std::byte>* broadcast) {
   {
     const uint32_t number = calls_++;
     WaitReporter::Scope waiting(&waits_, WaitKind::kCollective, number, calls_, call, call.name);
-    merged = barrier_.run(call, epoch, number, c_->barrier_notices(stack_->take_bottom()), barrier_form_, broadcast);
+    merged = barrier_.run(call, epoch, number, c_->barrier_notices(stack_->take_bottom()), p_.config->barrier_form, broadcast);
   }
   if (p_.test_fault(TestFault::kSlowBarrierFinish) &&
       std::any_of(merged.begin(), merged.end(), [&](const WriteNotice& n) { return n.offers_home && n.writer == p_.rank; }))

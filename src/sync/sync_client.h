@@ -105,11 +105,10 @@ class SyncClient {
   // jia_config(BROADCAST, ON/OFF): the barrier of SCOPEDSM_BARRIER (the
   // dissemination form if that is central), or the central one (every
   // process must make the same choice before its next barrier). Returns
-  // the form now.
-  BarrierForm set_broadcast(bool on) {
-    barrier_form_ = !on ? BarrierForm::kCentral
-                        : (p_.barrier_form == BarrierForm::kCentral ? BarrierForm::kDissemination : p_.barrier_form);
-    return barrier_form_;
+  // the form, which the caller sets in Config (the barrier reads it there).
+  BarrierForm broadcast_form(bool on) const {
+    return !on ? BarrierForm::kCentral
+               : (p_.barrier_form == BarrierForm::kCentral ? BarrierForm::kDissemination : p_.barrier_form);
   }
 
  private:
@@ -144,7 +143,6 @@ class SyncClient {
   LockManager* const own_locks_ PT_GUARDED_BY(c_->serve_mutex());
   HomeServer* const own_home_ PT_GUARDED_BY(c_->serve_mutex());
   const bool lock_incarnations_;  // SCOPEDSM_LOCK_INCARNATIONS: ACQ names the version we saw (off: 0)
-  BarrierForm barrier_form_;      // SCOPEDSM_BARRIER, or jia_config(BROADCAST, ...)
   uint32_t calls_ = 0;  // collective calls made so far (barriers, jia_wait, checked collectives)
 };
 
